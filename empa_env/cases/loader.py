@@ -1,0 +1,127 @@
+"""Loading and validating case files (YAML or JSON, one case per file)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from empa_env.cases.schema import Case
+
+CASE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
+
+
+@dataclass(frozen=True)
+class CaseIssue:
+    """One problem in one file: where, which field, what was expected."""
+
+    path: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}: {self.field}" if self.field else self.path
+        return f"{where}: {self.message}"
+
+
+class CaseError(ValueError):
+    """A case (or a directory of cases) failed validation; ``issues`` lists every problem."""
+
+    def __init__(self, issues: Iterable[CaseIssue]) -> None:
+        self.issues = list(issues)
+        files = sorted({i.path for i in self.issues})
+        head = f"{len(self.issues)} problem(s) in {len(files)} case file(s):"
+        super().__init__("\n".join([head, *(f"  - {i}" for i in self.issues)]))
+
+
+def _field_path(loc: tuple[object, ...]) -> str:
+    parts: list[str] = []
+    for item in loc:
+        if isinstance(item, int):
+            parts.append(f"[{item}]")
+        else:
+            parts.append(("." if parts else "") + str(item))
+    return "".join(parts)
+
+
+def _explain(err: dict) -> str:
+    kind = err.get("type", "")
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "extra_forbidden":
+        return "unknown field (not part of the case format)"
+    got = err.get("input")
+    shown = repr(got) if not isinstance(got, (dict, list)) else type(got).__name__
+    return f"{err.get('msg', 'invalid value')} (got {shown})"
+
+
+def issues_from_validation(path: str, exc: ValidationError) -> list[CaseIssue]:
+    return [CaseIssue(path, _field_path(tuple(e["loc"])), _explain(e)) for e in exc.errors()]
+
+
+def parse_case(data: object, source: str = "<data>") -> Case:
+    """Validate already-parsed data; raises :class:`CaseError` naming ``source`` and each field."""
+    if not isinstance(data, dict):
+        raise CaseError([CaseIssue(source, "", f"expected a mapping at the top level, got {type(data).__name__}")])
+    try:
+        return Case.model_validate(data)
+    except ValidationError as exc:
+        raise CaseError(issues_from_validation(source, exc)) from None
+
+
+def read_case_file(path: str | Path) -> object:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CaseError([CaseIssue(str(path), "", f"cannot read file: {exc}")]) from None
+    try:
+        return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+        raise CaseError([CaseIssue(str(path), "", f"not valid {path.suffix[1:].upper()}: {exc}")]) from None
+
+
+def load_case(path: str | Path) -> Case:
+    """Load one case file; errors name the file, the field and what was expected."""
+    return parse_case(read_case_file(path), str(path))
+
+
+def case_files(directory: str | Path) -> list[Path]:
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise CaseError([CaseIssue(str(directory), "", "not a directory")])
+    return sorted(p for p in directory.iterdir() if p.suffix in CASE_SUFFIXES and p.is_file())
+
+
+def load_directory(directory: str | Path) -> list[Case]:
+    """Load every case in a directory; validates all files and reports every bad one at once.
+
+    Duplicate ids across files are an error too.
+    """
+    cases: list[Case] = []
+    issues: list[CaseIssue] = []
+    seen: dict[str, str] = {}
+    for path in case_files(directory):
+        try:
+            case = load_case(path)
+        except CaseError as exc:
+            issues.extend(exc.issues)
+            continue
+        if case.id in seen:
+            issues.append(CaseIssue(str(path), "id", f"duplicate id {case.id!r} (also in {seen[case.id]})"))
+            continue
+        seen[case.id] = str(path)
+        cases.append(case)
+    if issues:
+        raise CaseError(issues)
+    return cases
+
+
+def dump_case(case: Case) -> str:
+    """The case as YAML, in the field order of the format (round-trips through :func:`parse_case`)."""
+    data = case.model_dump(mode="json", by_alias=True)
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)

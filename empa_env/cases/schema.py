@@ -1,0 +1,233 @@
+"""The case format: everything the Actor, the Director and the Judger need to play and rate one person.
+
+A case is a human-editable YAML (or JSON) file. It holds
+
+* what the *Actor* may read (persona card, psychological profile, experience, scenario trigger,
+  and ``voice``: the lines the offline Actor speaks with),
+* what only the *Director* sees (the hidden four-stage ``plot``, outcome and interlude),
+* what grounds the *Judger* (``cues``: the emotions shown and hidden, the cognitive knot, the core
+  values, the concrete facts a reply can engage with),
+* the nine IEDR indicator levels, from which ``P_0`` and the metadata are derived.
+
+An LLM Actor and the offline Actor read the same case: the LLM reads the prose, the offline Actor
+speaks the ``voice`` lines; both receive released plot material only through the Director.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from epm.rubric import IEDR_INDICATORS, difficulty_band, dominant_axis, initial_deficit
+
+Priority = Literal["high", "medium", "low"]
+Threshold = Literal["high", "medium", "low"]
+Domain = Literal[
+    "daily_life", "health", "leisure", "values_identity", "relationships", "career"
+]  # fmt: skip
+DOMAINS: tuple[str, ...] = (
+    "daily_life", "health", "leisure", "values_identity", "relationships", "career"
+)  # fmt: skip
+DOMAIN_LABELS: dict[str, str] = {
+    "daily_life": "daily life",
+    "health": "physical and mental health",
+    "leisure": "leisure",
+    "values_identity": "values and identity",
+    "relationships": "relationships",
+    "career": "career",
+}
+StageKind = Literal["evoked_memory", "reflection", "self_examination", "emotional_eruption"]
+STAGE_KINDS: tuple[str, ...] = ("evoked_memory", "reflection", "self_examination", "emotional_eruption")
+Stance = Literal["guarded", "neutral", "opening_up", "hurt"]
+STANCES: tuple[str, ...] = ("guarded", "neutral", "opening_up", "hurt")
+MemoryPeriod = Literal["childhood", "adolescence", "young_adulthood", "current"]
+MEMORY_PERIODS: tuple[str, ...] = ("childhood", "adolescence", "young_adulthood", "current")
+EmpathyAspect = Literal["affective", "motivational", "cognitive"]
+ASPECT_TO_AXIS: dict[str, str] = {"cognitive": "C", "affective": "A", "motivational": "P"}
+
+NonEmpty = Field(min_length=1)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=True)
+
+
+class Persona(_Strict):
+    """The persona card."""
+
+    name: str = NonEmpty
+    gender: str = NonEmpty
+    age: int = Field(ge=12, le=100)
+    social_persona: str = NonEmpty
+    inner_core: str = NonEmpty
+    speaking_style: str = NonEmpty
+    reply_length: str = "short: 20-50 characters; 60-100 when telling a memory or a released part of the story"
+    chat_principles: tuple[str, ...] = Field(min_length=1)
+
+
+class Priorities(_Strict):
+    """How much this user needs each kind of empathy."""
+
+    affective: Priority
+    motivational: Priority
+    cognitive: Priority
+
+
+class Profile(_Strict):
+    """The psychological profile."""
+
+    opening_topic: str = NonEmpty
+    vent: str = NonEmpty
+    hoped_empathy: str = NonEmpty
+    priorities: Priorities
+
+
+class Experience(_Strict):
+    childhood: str = NonEmpty
+    adolescence: str = NonEmpty
+    young_adulthood: str = NonEmpty
+    growth_arc: str = NonEmpty
+    current_situation: str = NonEmpty
+    goals: str = NonEmpty
+
+
+class PlotStage(_Strict):
+    """One hidden stage; only the Director sees it until it is released."""
+
+    kind: StageKind
+    summary: str = NonEmpty
+    #: What the user says when the stage is released (the offline Actor speaks these, in order).
+    narration: tuple[str, ...] = Field(min_length=2)
+    #: Deeper emotions the stage brings up; a reply that names one after the release resonates.
+    emotions: tuple[str, ...] = Field(min_length=1)
+    #: The need the stage brings forward.
+    focus: EmpathyAspect
+
+
+class Plot(_Strict):
+    stages: tuple[PlotStage, PlotStage, PlotStage, PlotStage]
+    outcome: str = NonEmpty
+    interlude: str = NonEmpty
+
+    @field_validator("stages")
+    @classmethod
+    def _stage_order(cls, stages: tuple[PlotStage, ...]) -> tuple[PlotStage, ...]:
+        kinds = tuple(s.kind for s in stages)
+        if kinds != STAGE_KINDS:
+            raise ValueError(f"the four stages must be, in order, {list(STAGE_KINDS)}; got {list(kinds)}")
+        return stages
+
+
+class Reactions(_Strict):
+    """Short reactions by stance, how the last reply landed."""
+
+    guarded: tuple[str, ...] = Field(min_length=4)
+    neutral: tuple[str, ...] = Field(min_length=4)
+    opening_up: tuple[str, ...] = Field(min_length=4)
+    hurt: tuple[str, ...] = Field(min_length=4)
+
+
+class Memories(_Strict):
+    """What the user tells when the Director reveals a memory of that period."""
+
+    childhood: tuple[str, ...] = Field(min_length=1)
+    adolescence: tuple[str, ...] = Field(min_length=1)
+    young_adulthood: tuple[str, ...] = Field(min_length=1)
+    current: tuple[str, ...] = Field(min_length=1)
+
+
+class Voice(_Strict):
+    """The offline Actor's material, in the persona's own words."""
+
+    openings: tuple[str, ...] = Field(min_length=2)
+    reactions: Reactions
+    memories: Memories
+    #: Further concrete things the user can bring up about the situation.
+    details: tuple[str, ...] = Field(min_length=4)
+
+
+class Cues(_Strict):
+    """What a reply can be grounded in; the Judger rates against these."""
+
+    expressed_emotions: tuple[str, ...] = Field(min_length=1)
+    hidden_emotions: tuple[str, ...] = Field(min_length=1)
+    cognitive_knot: str = NonEmpty
+    knot_keywords: tuple[str, ...] = Field(min_length=2)
+    core_values: tuple[str, ...] = Field(min_length=1)
+    key_facts: tuple[str, ...] = Field(min_length=2)
+
+
+class IEDRLevels(_Strict):
+    """The nine IEDR indicator levels (0 = no deficit .. 3)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    C1: int = Field(alias="C.1", ge=0, le=3)
+    C2: int = Field(alias="C.2", ge=0, le=3)
+    C3: int = Field(alias="C.3", ge=0, le=3)
+    A1: int = Field(alias="A.1", ge=0, le=3)
+    A2: int = Field(alias="A.2", ge=0, le=3)
+    A3: int = Field(alias="A.3", ge=0, le=3)
+    P1: int = Field(alias="P.1", ge=0, le=3)
+    P2: int = Field(alias="P.2", ge=0, le=3)
+    P3: int = Field(alias="P.3", ge=0, le=3)
+
+    def as_mapping(self) -> dict[str, int]:
+        return {ind: getattr(self, ind.replace(".", "")) for ind in IEDR_INDICATORS}
+
+
+class Case(_Strict):
+    """One simulated user. Derived values (``p0``, ``dominant_axis``, ``norm_p0``, ``difficulty``)
+    are computed from the IEDR levels, never typed in by hand."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    language: str = "en"
+    domain: Domain
+    empathy_threshold: Threshold
+    persona: Persona
+    profile: Profile
+    experience: Experience
+    scenario_trigger: str = NonEmpty
+    plot: Plot
+    iedr: IEDRLevels
+    voice: Voice
+    cues: Cues
+    source: str = "hand-written"
+
+    @model_validator(mode="after")
+    def _nonzero_deficit(self) -> Case:
+        if not np.any(self.p0):
+            raise ValueError("iedr: all nine levels are 0, so P_0 = 0 and there is nothing to do")
+        return self
+
+    @cached_property
+    def p0(self) -> np.ndarray:
+        """``P_0`` = (C, A, P) sums of the IEDR scores."""
+        return initial_deficit(self.iedr.as_mapping())
+
+    @property
+    def norm_p0(self) -> float:
+        return float(np.linalg.norm(self.p0))
+
+    @property
+    def dominant_axis(self) -> str:
+        return dominant_axis(self.p0)
+
+    @property
+    def difficulty(self) -> str:
+        return difficulty_band(self.norm_p0)
+
+    def metadata(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "domain": self.domain,
+            "dominant_axis": self.dominant_axis,
+            "norm_p0": round(self.norm_p0, 4),
+            "difficulty": self.difficulty,
+            "empathy_threshold": self.empathy_threshold,
+            "p0": [float(x) for x in self.p0],
+            "source": self.source,
+        }

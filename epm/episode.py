@@ -1,0 +1,96 @@
+"""One call from a trajectory (or raw arrays) to every metric, index and the EPM-Index."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from epm.config import EPMConfig, get_preset
+from epm.ending import EndStatus
+from epm.indices import INDEX_NAMES, batch_indices, scores_from_indices
+from epm.metrics import METRIC_NAMES, batch_metrics, pad_episodes
+from epm.tracker import EPMTracker
+from epm.trajectory import Trajectory
+
+
+def _json_float(x: float) -> float | None:
+    """JSON has no inf/nan: ``tau`` of a closed path becomes ``None`` (its index is 0 either way)."""
+    return float(x) if math.isfinite(x) else None
+
+
+def evaluate_batch(
+    p0: np.ndarray,
+    v: np.ndarray,
+    levels: np.ndarray,
+    lengths: np.ndarray | None = None,
+    config: EPMConfig | str = "official",
+) -> dict[str, np.ndarray]:
+    """Metrics, indices, dimension indices and EPM-Index for ``N`` padded episodes (arrays)."""
+    config = get_preset(config)
+    m = batch_metrics(p0, v, levels, lengths, config)
+    idx = batch_indices(m, config)
+    out: dict[str, np.ndarray] = {name: getattr(m, name) for name in METRIC_NAMES}
+    out["E_surplus"] = m.E_surplus
+    out["turns"] = m.turns
+    out["norm_P0"] = m.norm_p0
+    out["d0"] = m.d0
+    out["dT"] = m.dT
+    out.update(idx)
+    out.update(scores_from_indices(idx, config.indices.weights))
+    return out
+
+
+def evaluate(trajectory: Trajectory, config: EPMConfig | str | None = None) -> dict[str, Any]:
+    """A flat, JSON-safe dict: outcome, the nine metrics, the nine indices, dimensions, EPM-Index."""
+    return evaluate_many([trajectory], config or trajectory.preset)[0]
+
+
+def replay(
+    p0: Sequence[float],
+    increments: np.ndarray,
+    config: EPMConfig | str = "official",
+) -> tuple[EndStatus, int]:
+    """Run the ending rules over recorded increments; returns the status and the turn it ended.
+
+    Increments after the ending turn are ignored, as they would never have happened.
+    """
+    tracker = EPMTracker(p0, config)
+    status = tracker.status
+    for v in np.asarray(increments, dtype=float).reshape(-1, 3):
+        _, status = tracker.step(v)
+        if status.done:
+            break
+    return status, tracker.turn
+
+
+def evaluate_many(trajectories: Sequence[Trajectory], config: EPMConfig | str = "official") -> list[dict[str, Any]]:
+    """:func:`evaluate` for many trajectories in one vectorised pass."""
+    config = get_preset(config)
+    if not trajectories:
+        return []
+    v, lv, lengths = pad_episodes(
+        [t.increments() for t in trajectories], [t.levels() for t in trajectories]
+    )
+    p0 = np.array([t.p0 for t in trajectories], dtype=float)
+    arrays = evaluate_batch(p0, v, lv, lengths, config)
+    rows = []
+    for i, t in enumerate(trajectories):
+        row: dict[str, Any] = {
+            "case_id": t.case_id,
+            "preset": config.name,
+            "outcome": t.outcome,
+            "success": t.outcome == "success",
+            "victory_type": t.victory_type,
+            "failure_reason": t.failure_reason,
+            "judge_failures": t.judge_failures,
+        }
+        for key, value in arrays.items():
+            row[key] = int(value[i]) if key == "turns" else _json_float(float(value[i]))
+        rows.append(row)
+    return rows
+
+
+__all__ = ["INDEX_NAMES", "evaluate", "evaluate_batch", "evaluate_many", "replay"]

@@ -1,0 +1,103 @@
+"""Turn-by-turn EPM state: what an environment advances once per reply."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from epm.config import EPMConfig, get_preset
+from epm.dynamics import Thresholds, TurnPhysics, goal_distance, turn_physics, unit_toward_origin
+from epm.ending import ONGOING, EndStatus, check_failure, check_success
+
+
+class EPMTracker:
+    """Advance ``P_t`` one increment at a time and apply the ending rules.
+
+    >>> t = EPMTracker([-10.0, -10.0, -10.0])
+    >>> phys, status = t.step([1.0, 3.0, 1.0])
+    >>> round(phys.delta_E, 3), status.outcome
+    (2.887, 'ongoing')
+    """
+
+    def __init__(self, p0: np.ndarray | list[float], config: EPMConfig | str = "official") -> None:
+        self.config = get_preset(config)
+        self.p0 = np.asarray(p0, dtype=float).copy()
+        if self.p0.shape != (3,):
+            raise ValueError(f"P_0 must have 3 components (C, A, P), got shape {self.p0.shape}")
+        self.v_star0 = unit_toward_origin(self.p0)
+        self.thresholds = Thresholds.for_start(self.p0, self.config)
+        self.position = self.p0.copy()
+        self.positions: list[np.ndarray] = [self.p0.copy()]
+        self.norms: list[float] = [float(np.linalg.norm(self.p0))]
+        self.delta_E: list[float] = []
+        self.alignments: list[float] = []
+        self.e_total = 0.0
+        self.status: EndStatus = ONGOING
+
+    @property
+    def turn(self) -> int:
+        return len(self.delta_E)
+
+    @property
+    def distance(self) -> float:
+        return float(goal_distance(self.position, self.config.goal_epsilon))
+
+    @property
+    def projection(self) -> float:
+        v_star = (
+            self.v_star0
+            if self.config.ideal_direction == "fixed"
+            else (unit_toward_origin(self.position) if np.any(self.position) else self.v_star0)
+        )
+        return float(self.position @ v_star)
+
+    def step(self, v: np.ndarray | list[float]) -> tuple[TurnPhysics, EndStatus]:
+        """Apply ``v_t``; returns the turn's physics and the status after the ending rules."""
+        if self.status.done:
+            raise RuntimeError(f"episode already ended ({self.status.outcome}); start a new tracker")
+        phys = turn_physics(self.position, np.asarray(v, dtype=float), self.v_star0, self.config)
+        self.position = phys.position
+        self.positions.append(phys.position)
+        self.norms.append(float(np.linalg.norm(phys.position)))
+        self.delta_E.append(phys.delta_E)
+        self.alignments.append(phys.alignment)
+        self.e_total += phys.delta_E
+        self.status = self._evaluate(phys)
+        return phys, self.status
+
+    def _evaluate(self, phys: TurnPhysics) -> EndStatus:
+        rules = self.config.ending
+        t = self.turn
+        mean_alignment = sum(self.alignments) / (t + 1)
+        victory = check_success(
+            t, self.norms[-1], phys.projection, self.e_total, mean_alignment, self.thresholds, rules
+        )
+        if victory is not None:
+            return EndStatus("success", victory_type=victory)
+        reason = check_failure(t, self.delta_E, self.norms, self.positions, rules)
+        if reason is not None:
+            return EndStatus("failure", failure_reason=reason)
+        if t >= rules.max_turns:
+            return EndStatus("truncated")
+        return ONGOING
+
+    def end_by_director(self) -> bool:
+        """The Director's ``end_conversation``: honoured only from ``min_turns``."""
+        if self.status.done or self.turn < self.config.ending.min_turns:
+            return False
+        self.status = EndStatus("director_end")
+        return True
+
+    def state_block(self) -> dict[str, float]:
+        """The EPM numbers the Director sees (reference section 12)."""
+        return {
+            "turn": self.turn,
+            "distance": self.distance,
+            "norm": self.norms[-1],
+            "eps_dist": self.thresholds.eps_dist,
+            "projection": self.projection,
+            "neg_eps_dir": -self.thresholds.eps_dir,
+            "last_alignment": self.alignments[-1] if self.alignments else 0.0,
+            "last_delta_E": self.delta_E[-1] if self.delta_E else 0.0,
+            "E_total": self.e_total,
+            "eps_energy": self.thresholds.eps_energy,
+        }

@@ -1,0 +1,140 @@
+"""The trajectory record: everything one episode did to the user's state, losslessly serialisable.
+
+Floats are stored as Python floats, so ``Trajectory.from_json(t.to_json()) == t`` holds exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from epm.rubric import AXES, check_levels
+
+
+@dataclass
+class Judgement:
+    """One rating of one reply: raw MDEP-PR levels and the evidence behind every non-zero level.
+
+    ``evidence`` and ``reasoning`` are keyed ``"C_Prog"``, ``"C_Neg"``, ... A failed judgement
+    (``failed=True``) carries zero levels *and* the error; it is never mistaken for a real zero.
+    """
+
+    prog: dict[str, int]
+    neg: dict[str, int]
+    evidence: dict[str, str] = field(default_factory=dict)
+    reasoning: dict[str, str] = field(default_factory=dict)
+    judge: str = ""
+    failed: bool = False
+    error: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.failed:
+            check_levels(self.prog, self.neg)
+
+    @classmethod
+    def failure(cls, error: str, judge: str = "") -> Judgement:
+        zeros = {a: 0 for a in AXES}
+        return cls(prog=dict(zeros), neg=dict(zeros), judge=judge, failed=True, error=error)
+
+    @property
+    def raw_net(self) -> int:
+        """Sum of the raw levels over the three axes (what ``S_net`` adds up)."""
+        return sum(self.prog[a] + self.neg[a] for a in AXES)
+
+    @property
+    def raw_penalty(self) -> int:
+        """Sum of ``|Neg level|`` (what ``R_pen`` adds up)."""
+        return sum(abs(self.neg[a]) for a in AXES)
+
+
+@dataclass
+class TurnRecord:
+    """One turn: the reply, its judgement, ``v_t``, ``P_t`` and the derived physics."""
+
+    turn: int
+    reply: str
+    judgement: Judgement
+    v: list[float]
+    position: list[float]
+    v_star: list[float]
+    delta_E: float
+    alignment: float
+    projection: float
+    distance: float
+    reward: float = 0.0
+    user_message: str = ""
+    director: dict[str, Any] | None = None
+    status: str = "ongoing"
+
+
+@dataclass
+class Trajectory:
+    """A whole episode. ``p0`` is ``P_0``; ``turns[i].position`` is ``P_{i+1}``."""
+
+    case_id: str
+    p0: list[float]
+    preset: str = "official"
+    opening: str = ""
+    turns: list[TurnRecord] = field(default_factory=list)
+    outcome: str = "ongoing"
+    victory_type: str | None = None
+    failure_reason: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    # --- array views -----------------------------------------------------------------------
+    @property
+    def num_turns(self) -> int:
+        return len(self.turns)
+
+    def increments(self) -> np.ndarray:
+        """``v_t`` for every turn, ``(T, 3)``."""
+        return np.array([t.v for t in self.turns], dtype=float).reshape(-1, 3)
+
+    def positions(self) -> np.ndarray:
+        """``P_0 .. P_T``, ``(T + 1, 3)``."""
+        return np.vstack([np.asarray(self.p0, dtype=float)] + [t.position for t in self.turns])
+
+    def levels(self) -> np.ndarray:
+        """Raw levels ``(T, 6)``: C_Prog, A_Prog, P_Prog, C_Neg, A_Neg, P_Neg."""
+        rows = [
+            [t.judgement.prog[a] for a in AXES] + [t.judgement.neg[a] for a in AXES]
+            for t in self.turns
+        ]
+        return np.array(rows, dtype=float).reshape(-1, 6)
+
+    @property
+    def judge_failures(self) -> int:
+        return sum(1 for t in self.turns if t.judgement.failed)
+
+    def transcript(self) -> list[dict[str, str]]:
+        """The conversation as chat messages from the policy's point of view."""
+        messages = [{"role": "user", "content": self.opening}] if self.opening else []
+        for t in self.turns:
+            messages.append({"role": "assistant", "content": t.reply})
+            if t.user_message:
+                messages.append({"role": "user", "content": t.user_message})
+        return messages
+
+    # --- serialisation ---------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Trajectory:
+        data = dict(data)
+        turns = []
+        for raw in data.pop("turns", []):
+            raw = dict(raw)
+            raw["judgement"] = Judgement(**raw["judgement"])
+            turns.append(TurnRecord(**raw))
+        return cls(turns=turns, **data)
+
+    @classmethod
+    def from_json(cls, text: str) -> Trajectory:
+        return cls.from_dict(json.loads(text))
