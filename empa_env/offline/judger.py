@@ -1,0 +1,374 @@
+"""The offline Judger: transparent rules that find evidence for each anchor and ground it in context.
+
+Pipeline for one reply (every step leaves a quote and a reason behind):
+
+1. **Probes** that void all progress: an empty reply, instructions aimed at the judge, a reply that
+   repeats an earlier one, a reply that copies the user's words back, keyword stuffing.
+2. **Candidates**: pattern families from ``judge_lexicon.yaml`` find spans that *might* be
+   validation, resonance, clarification, reframe, affirmation, advice or empowerment.
+3. **Grounding**: a candidate earns a level only if the reply engages with what this user
+   actually said (their facts, their words, their emotions) and fits this user: their empathy
+   threshold (how much rapport they need before advice lands), their priorities, the need that the
+   part of the story they just told brings forward.
+4. **Negatives**: empty understanding, templated philosophy, denial, performative templates (worse
+   when repeated), tone mismatch, blame, lecturing, templated encouragement, negating values.
+
+The Judger returns levels with evidence; :func:`epm.rubric.increment` turns them into ``v_t``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from epm.rubric import AXES
+from epm.trajectory import Judgement
+
+from empa_env.offline.lexicon import Lexicon, load_lexicon, shingles, words
+from empa_env.roles.base import Judger
+from empa_env.roles.views import JudgeView
+
+POSITIVE_FAMILIES = (
+    "validation", "resonance", "clarification", "reframe", "affirmation", "advice", "empowerment",
+)  # fmt: skip
+#: Validating or clarifying replies the user needs before advice lands, by empathy threshold.
+RAPPORT_NEEDED = {"high": 2, "medium": 1, "low": 0}
+PRIORITY_AXIS = {"cognitive": "C", "affective": "A", "motivational": "P"}
+REPEAT_JACCARD = 0.5
+PARROT_SHARE = 0.5
+VERBOSE_WORDS = 160
+STUFFING_MATCHES = 6
+STUFFING_FAMILIES = 5
+#: Conversations whose context is kept for incremental judging (one per concurrent episode).
+CONTEXT_CACHE_SIZE = 1024
+
+
+@dataclass(frozen=True)
+class ReplyAnalysis:
+    """Everything about a reply that does not depend on the conversation (cached by text)."""
+
+    text: str
+    tokens: tuple[str, ...]
+    content: frozenset[str]
+    shingles: frozenset[tuple[str, ...]]
+    spans: dict[str, str]
+    positive_matches: int
+    positive_families: int
+
+
+@lru_cache(maxsize=8192)
+def analyse(text: str) -> ReplyAnalysis:
+    lex = load_lexicon()
+    tokens = tuple(words(text))
+    spans: dict[str, str] = {}
+    for name, pattern in lex.families.items():
+        m = pattern.search(text)
+        if m:
+            spans[name] = m.group(0).strip()
+    positive_matches = sum(lex.count(f, text) for f in POSITIVE_FAMILIES if f in spans)
+    return ReplyAnalysis(
+        text=text,
+        tokens=tokens,
+        content=frozenset(t for t in tokens if t not in lex.stopwords and len(t) > 2),
+        shingles=shingles(list(tokens)),
+        spans=spans,
+        positive_matches=positive_matches,
+        positive_families=sum(1 for f in POSITIVE_FAMILIES if f in spans),
+    )
+
+
+@dataclass
+class _Rating:
+    prog: dict[str, int] = field(default_factory=lambda: {a: 0 for a in AXES})
+    neg: dict[str, int] = field(default_factory=lambda: {a: 0 for a in AXES})
+    evidence: dict[str, str] = field(default_factory=dict)
+    reasoning: dict[str, str] = field(default_factory=dict)
+
+    def progress(self, axis: str, level: int, quote: str, why: str) -> None:
+        if level > self.prog[axis]:
+            self.prog[axis] = level
+            self.evidence[f"{axis}_Prog"] = quote
+            self.reasoning[f"{axis}_Prog"] = why
+
+    def penalty(self, axis: str, level: int, quote: str, why: str) -> None:
+        if level < self.neg[axis]:
+            self.neg[axis] = level
+            self.evidence[f"{axis}_Neg"] = quote
+            self.reasoning[f"{axis}_Neg"] = why
+
+    def cap_progress(self, axis: str, top: int, why: str) -> None:
+        if self.prog[axis] > top:
+            self.prog[axis] = top
+            key = f"{axis}_Prog"
+            self.reasoning[key] = f"{self.reasoning.get(key, '')}; capped at {top}: {why}".lstrip("; ")
+            if top == 0:
+                self.evidence.pop(key, None)
+                self.reasoning.pop(key, None)
+
+    def judgement(self, judge: str) -> Judgement:
+        return Judgement(
+            prog=self.prog, neg=self.neg, evidence=self.evidence, reasoning=self.reasoning, judge=judge
+        )
+
+
+@dataclass
+class _Context:
+    """What the conversation so far tells the Judger about this user; grows message by message,
+    so judging turn ``t`` costs O(length of the new messages), not O(t)."""
+
+    user_words: set[str] = field(default_factory=set)
+    user_text: str = ""
+    recent_user: list[frozenset[str]] = field(default_factory=list)
+    user_shingles: set[tuple[str, ...]] = field(default_factory=set)
+    user_emotions: set[str] = field(default_factory=set)
+    previous: list[ReplyAnalysis] = field(default_factory=list)
+    named_before: set[str] = field(default_factory=set)
+    #: shingle -> indices of earlier replies containing it (for repetition checks)
+    shingle_index: dict[tuple[str, ...], list[int]] = field(default_factory=dict)
+    rapport: int = 0
+    length: int = 0
+
+    @property
+    def recent_user_words(self) -> frozenset[str]:
+        return frozenset().union(*self.recent_user[-2:]) if self.recent_user else frozenset()
+
+    def add(self, role: str, text: str, lexicon: Lexicon, expressed: set[str]) -> None:
+        self.length += 1
+        if role == "user":
+            tokens = words(text)
+            self.user_words.update(tokens)
+            self.user_text += " " + text.lower()
+            self.recent_user.append(frozenset(t for t in tokens if t not in lexicon.stopwords))
+            self.user_shingles |= shingles(tokens)
+            self.user_emotions.update(t for t in tokens if t in lexicon.emotion_words or t in expressed)
+            self.user_emotions.update(e for e in expressed if " " in e and e in self.user_text)
+            return
+        reply = analyse(text)
+        grounded = len(reply.content & self.user_words) >= 2
+        if grounded and ("validation" in reply.spans or "clarification" in reply.spans):
+            if not any(k in reply.spans for k in ("blame", "denial", "lecturing", "performative")):
+                self.rapport += 1
+        index = len(self.previous)
+        self.previous.append(reply)
+        self.named_before.update(reply.tokens)
+        for sh in reply.shingles:
+            self.shingle_index.setdefault(sh, []).append(index)
+
+    def max_overlap(self, reply: ReplyAnalysis) -> float:
+        """The highest Jaccard similarity of ``reply``'s shingles with any earlier reply."""
+        if not reply.shingles or not self.previous:
+            return 0.0
+        shared: dict[int, int] = {}
+        for sh in reply.shingles:
+            for i in self.shingle_index.get(sh, ()):
+                shared[i] = shared.get(i, 0) + 1
+        best = 0.0
+        n = len(reply.shingles)
+        for i, inter in shared.items():
+            best = max(best, inter / (n + len(self.previous[i].shingles) - inter))
+        return best
+
+
+class OfflineJudger(Judger):
+    """Rule-based MDEP-PR Judger; deterministic and explainable. See the module docstring."""
+
+    def __init__(self, lexicon: Lexicon | None = None) -> None:
+        self.lexicon = lexicon or load_lexicon()
+        self.name = f"offline-rules-v{self.lexicon.version}"
+        self._contexts: dict[tuple[str, int], _Context] = {}
+
+    def describe(self) -> dict[str, str]:
+        return {"class": type(self).__name__, "name": self.name}
+
+    # ------------------------------------------------------------------------------------------
+    def judge(self, view: JudgeView) -> Judgement:
+        reply = analyse(view.reply)
+        ctx = self._context(view)
+        rating = _Rating()
+        if not self._probe(view, reply, ctx, rating):
+            self._rate(view, reply, ctx, rating)
+        return rating.judgement(self.name)
+
+    def _context(self, view: JudgeView) -> _Context:
+        """The context of ``view.history``, extended from the previous turn's when cached."""
+        history = view.history
+        contents = tuple(m.content for m in history)
+        key = (view.profile.case_id, hash(contents))
+        prefix_key = (view.profile.case_id, hash(contents[:-2])) if len(history) >= 2 else None
+        ctx = self._contexts.pop(prefix_key, None) if prefix_key else None
+        if ctx is None or ctx.length != len(history) - 2:
+            ctx, todo = _Context(), history
+        else:
+            todo = history[-2:]
+        expressed = {e.lower() for e in view.profile.cues.expressed_emotions}
+        for message in todo:
+            ctx.add(message.role, message.content, self.lexicon, expressed)
+        self._contexts[key] = ctx
+        while len(self._contexts) > CONTEXT_CACHE_SIZE:
+            self._contexts.pop(next(iter(self._contexts)))
+        return ctx
+
+    # ------------------------------------------------------------------------------------------
+    def _probe(self, view: JudgeView, reply: ReplyAnalysis, ctx: _Context, r: _Rating) -> bool:
+        """Replies that earn no progress at all. Returns True when the rating is final."""
+        if not reply.tokens:
+            quote = view.reply.strip()[:80] or "(empty reply)"
+            r.penalty("C", -1, quote, "says nothing: misses the core point")
+            r.penalty("A", -1, quote, "perfunctory: no response to what the user shared")
+            return True
+        if "judge_injection" in reply.spans:
+            quote = reply.spans["judge_injection"]
+            r.penalty("C", -1, quote, "talks to an evaluator instead of the person: misses the point")
+            r.penalty("A", -1, quote, "tone mismatch: the user is ignored")
+            return True
+        if ctx.max_overlap(reply) >= REPEAT_JACCARD:
+            r.penalty("C", -1, view.reply[:80], "repeats an earlier reply: nothing new")
+            repeated_template = "performative" in reply.spans
+            r.penalty(
+                "A",
+                -2 if repeated_template else -1,
+                reply.spans.get("performative", view.reply[:80]),
+                "repeats a performative template without adapting"
+                if repeated_template
+                else "perfunctory: the same words again",
+            )
+            return True
+        if len(reply.tokens) >= 4 and reply.shingles:
+            copied = len(reply.shingles & ctx.user_shingles) / len(reply.shingles)
+            if copied >= PARROT_SHARE:
+                r.penalty("C", -1, view.reply[:80], f"copies the user's own words back ({copied:.0%})")
+                r.penalty("A", -1, view.reply[:80], "perfunctory: echo instead of response")
+                return True
+        if (
+            reply.positive_matches >= STUFFING_MATCHES
+            or reply.positive_families >= STUFFING_FAMILIES
+        ):
+            quote = view.reply[:80]
+            why = "a pile of empathy phrases, not a response: performative"
+            r.penalty("C", -1, quote, why)
+            r.penalty("A", -1, quote, why)
+            r.penalty("P", -1, quote, why)
+            return True
+        return False
+
+    def _rate(self, view: JudgeView, reply: ReplyAnalysis, ctx: _Context, r: _Rating) -> None:
+        lex = self.lexicon
+        profile = view.profile
+        cues = profile.cues
+        text_lower = view.reply.lower()
+        spans = reply.spans
+
+        facts = [f for f in cues.key_facts if f.lower() in text_lower and f.lower() in ctx.user_text]
+        overlap = reply.content & ctx.recent_user_words
+        engaged = bool(facts) or len(overlap) >= 2
+        anchor = (facts[0] if facts else ", ".join(sorted(overlap)[:3])) if engaged else ""
+
+        expressed = {e.lower() for e in cues.expressed_emotions}
+        deeper = {e.lower() for e in cues.hidden_emotions} | {
+            e.lower() for e in profile.released_emotions
+        }
+        named = {t for t in reply.tokens if t in lex.emotion_words or t in expressed or t in deeper}
+        named |= {e for e in expressed | deeper if " " in e and e in text_lower}
+        grounded_emotions = sorted(named & (ctx.user_emotions | expressed))
+        deep_named = sorted((named & deeper) - ctx.user_emotions - ctx.named_before)
+
+        rapport = ctx.rapport
+        needed = RAPPORT_NEEDED.get(profile.empathy_threshold, 1)
+        premature = rapport < needed
+        focus = profile.current_focus
+
+        # --- A: affective ---------------------------------------------------------------------
+        if "validation" in spans:
+            if grounded_emotions:
+                recent_same = sum(
+                    1
+                    for prev in ctx.previous[-2:]
+                    if "validation" in prev.spans and set(grounded_emotions) <= set(prev.tokens)
+                )
+                if recent_same < 2:
+                    r.progress("A", 1, spans["validation"], f"validates {grounded_emotions[0]!r}, which the user expressed")
+            elif engaged and profile.empathy_threshold != "high":
+                r.progress("A", 1, spans["validation"], f"acknowledges the feeling around {anchor}")
+        if deep_named and ("resonance" in spans or "validation" in spans):
+            quote = spans.get("resonance", spans.get("validation", ""))
+            unlocked = {e.lower() for e in profile.released_emotions} & set(deep_named)
+            if unlocked or rapport >= max(needed, 1):
+                r.progress("A", 2, quote, f"resonates with a deeper, unspoken feeling: {deep_named[0]!r}")
+            else:
+                r.progress("A", 1, quote, f"names {deep_named[0]!r} before the user has opened up")
+
+        # --- C: cognitive ---------------------------------------------------------------------
+        if "clarification" in spans and engaged:
+            r.progress("C", 1, spans["clarification"], f"clarifies what the user means ({anchor})")
+        if "reframe" in spans:
+            knot = {k.lower() for k in cues.knot_keywords}
+            knot_hit = sorted(k for k in knot if k in text_lower)
+            user_knot = [k for k in knot_hit if k in ctx.user_words]
+            if knot_hit and (engaged or user_knot):
+                if rapport >= needed or focus == "cognitive":
+                    r.progress("C", 2, spans["reframe"], f"reframes the knot around {knot_hit[0]!r}")
+                else:
+                    r.progress("C", 1, spans["reframe"], "a reframe offered before the user feels heard")
+
+        # --- P: motivational ------------------------------------------------------------------
+        if "affirmation" in spans and engaged:
+            r.progress("P", 1, spans["affirmation"], f"affirms what the user has done ({anchor})")
+        if "advice" in spans:
+            if premature or focus == "affective":
+                why = (
+                    "advice before the user feels heard"
+                    if premature
+                    else "advice in the middle of an emotional moment"
+                )
+                r.penalty("P", -1, spans["advice"], f"lecturing: {why}")
+            elif engaged:
+                r.progress("P", 1, spans["advice"], f"concrete, actionable step about {anchor}")
+        if "empowerment" in spans:
+            values = [v for v in cues.core_values if v.lower() in text_lower]
+            if (values or engaged) and not premature:
+                if focus == "affective":
+                    r.progress("P", 1, spans["empowerment"], "agency offered while emotion runs high")
+                else:
+                    hook = values[0] if values else anchor
+                    r.progress("P", 2, spans["empowerment"], f"hands agency back, tied to {hook!r}")
+            elif values or engaged:
+                r.progress("P", 1, spans["empowerment"], "agency offered early")
+
+        # --- negatives ------------------------------------------------------------------------
+        if "empty_understanding" in spans and not engaged:
+            r.penalty("C", -1, spans["empty_understanding"], "claims understanding without showing any")
+        if "templated_philosophy" in spans:
+            r.penalty("C", -1, spans["templated_philosophy"], "templated philosophy")
+        if "denial" in spans:
+            r.penalty("C", -2, spans["denial"], "denies the user's reality")
+        if len(reply.tokens) >= 12 and not engaged and not named:
+            r.penalty("C", -1, view.reply[:80], "misses the core point: nothing here engages with what the user said")
+        if "performative" in spans:
+            used_before = any("performative" in prev.spans for prev in ctx.previous)
+            if used_before:
+                r.penalty("A", -2, spans["performative"], "repeats a performative-empathy template")
+            else:
+                r.penalty("A", -1, spans["performative"], "performative-empathy template")
+        if "tone_mismatch" in spans:
+            r.penalty("A", -1, spans["tone_mismatch"], "tone mismatch for someone in distress")
+        if "blame" in spans:
+            r.penalty("A", -2, spans["blame"], "judges or blames the user")
+        if "lecturing" in spans:
+            r.penalty("P", -1, spans["lecturing"], "lecturing: tells the user what to do")
+        if "templated_encouragement" in spans:
+            r.penalty("P", -1, spans["templated_encouragement"], "templated encouragement")
+        if "negate_values" in spans:
+            r.penalty("P", -2, spans["negate_values"], "negates the user's motive or values")
+        if len(reply.tokens) < 4 and not any(r.prog.values()):
+            r.penalty("A", -1, view.reply.strip(), "perfunctory reply")
+
+        # --- fit to this user -----------------------------------------------------------------
+        priorities = profile.profile.priorities
+        for aspect, axis in PRIORITY_AXIS.items():
+            if getattr(priorities, aspect) == "low":
+                r.cap_progress(axis, 1, "this user needs this kind of empathy least")
+        if len(reply.tokens) > VERBOSE_WORDS:
+            for axis in AXES:
+                r.cap_progress(axis, 1, "buried in a wall of text")
+            r.penalty("A", -1, view.reply[:80], f"tone mismatch: {len(reply.tokens)} words at someone in distress")
+            r.penalty("C", -1, view.reply[:80], "the point is lost in length")

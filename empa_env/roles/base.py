@@ -1,0 +1,91 @@
+"""Role interfaces. Each role has a synchronous and an asynchronous method; implementations
+subclass the base and override the side that is natural to them (offline roles: sync; LLM roles:
+async). The other side is derived, so there is one implementation of each role's logic."""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC
+
+from epm.trajectory import Judgement
+
+from empa_env.roles.views import ActorView, DirectorAction, DirectorView, JudgeView
+
+
+def _run(coro):  # noqa: ANN001, ANN202
+    """Run a coroutine from sync code (refuses to nest inside a running loop)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    raise RuntimeError(
+        "a synchronous role call was made inside a running event loop; use the async API "
+        "(env.areset / env.astep) there"
+    )
+
+
+class _Role(ABC):
+    #: Short identifier recorded with results (e.g. "offline", "openai/gpt-4o").
+    name: str = "role"
+    #: Pairs of (sync, async) methods; a concrete role must override at least one of each pair.
+    _pairs: tuple[tuple[str, str], ...] = ()
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("__abstract_role__"):
+            return
+        for sync_name, async_name in cls._pairs:
+            base = next(b for b in cls.__mro__ if b.__dict__.get("__abstract_role__"))
+            if getattr(cls, sync_name) is getattr(base, sync_name) and getattr(
+                cls, async_name
+            ) is getattr(base, async_name):
+                raise TypeError(f"{cls.__name__} must implement {sync_name}() or {async_name}()")
+
+    def describe(self) -> dict[str, str]:
+        """What goes into a run's configuration fingerprint."""
+        return {"class": type(self).__name__, "name": self.name}
+
+
+class Judger(_Role):
+    """Rates one reply: MDEP-PR levels with evidence. Never returns scores."""
+
+    __abstract_role__ = True
+    _pairs = (("judge", "ajudge"),)
+
+    def judge(self, view: JudgeView) -> Judgement:
+        return _run(self.ajudge(view))
+
+    async def ajudge(self, view: JudgeView) -> Judgement:
+        return self.judge(view)
+
+
+class Actor(_Role):
+    """The simulated user: opens the conversation and answers each reply."""
+
+    __abstract_role__ = True
+    _pairs = (("open", "aopen"), ("respond", "arespond"))
+
+    def open(self, view: ActorView) -> str:
+        return _run(self.aopen(view))
+
+    async def aopen(self, view: ActorView) -> str:
+        return self.open(view)
+
+    def respond(self, view: ActorView) -> str:
+        return _run(self.arespond(view))
+
+    async def arespond(self, view: ActorView) -> str:
+        return self.respond(view)
+
+
+class Director(_Role):
+    """The hidden orchestrator: one tool call per turn."""
+
+    __abstract_role__ = True
+    _pairs = (("direct", "adirect"),)
+
+    def direct(self, view: DirectorView) -> DirectorAction:
+        return _run(self.adirect(view))
+
+    async def adirect(self, view: DirectorView) -> DirectorAction:
+        return self.direct(view)

@@ -1,0 +1,193 @@
+"""What each role is allowed to see. Isolation is structural: a role receives only its view.
+
+* The **policy** sees the conversation (the user's words and its own replies), nothing else.
+* The **Actor** sees its persona material (:class:`ActorPersona`: no plot, no IEDR, no judge cues),
+  the history and the Director's guidance; never the rubric, the state or any score.
+* The **Judger** sees the user's profile and cues, the history and the reply to rate; never the
+  state, the plot or the Director.
+* The **Director** sees everything about the case (hidden plot included), the history and the
+  EPM state block.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from empa_env.cases.schema import Case, Cues, Experience, Persona, PlotStage, Profile, Voice
+
+Role = Literal["user", "assistant"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One utterance. ``user`` is the simulated person, ``assistant`` the policy."""
+
+    role: Role
+    content: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+History = tuple[Message, ...]
+
+
+@dataclass(frozen=True)
+class ActorPersona:
+    """The part of a case the Actor may read: who it is, not what is hidden or how it is scored."""
+
+    case_id: str
+    language: str
+    persona: Persona
+    profile: Profile
+    experience: Experience
+    scenario_trigger: str
+    voice: Voice
+
+    @classmethod
+    def from_case(cls, case: Case) -> ActorPersona:
+        return cls(
+            case_id=case.id,
+            language=case.language,
+            persona=case.persona,
+            profile=case.profile,
+            experience=case.experience,
+            scenario_trigger=case.scenario_trigger,
+            voice=case.voice,
+        )
+
+
+@dataclass(frozen=True)
+class Release:
+    """Plot material the Director hands to the Actor to speak about.
+
+    ``kind`` is ``"stage"`` (a plot stage), ``"memory"`` (a memory period) or ``"turning_point"``.
+    """
+
+    kind: Literal["stage", "memory", "turning_point"]
+    key: str
+    summary: str
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ActorGuidance:
+    """The Director's instruction to the Actor for the next message.
+
+    ``text`` is what an LLM Actor reads; ``stance``, ``focus`` and ``release`` are the same
+    instruction in structured form for the offline Actor.
+    """
+
+    text: str = ""
+    stance: Literal["guarded", "neutral", "opening_up", "hurt"] | None = None
+    focus: Literal["affective", "motivational", "cognitive"] | None = None
+    release: Release | None = None
+
+
+@dataclass(frozen=True)
+class ActorView:
+    persona: ActorPersona
+    history: History
+    guidance: ActorGuidance | None
+    turn: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class JudgeProfile:
+    """The user as the Judger knows them: profile, threshold and the cues a reply can engage with."""
+
+    case_id: str
+    persona: Persona
+    profile: Profile
+    experience: Experience
+    empathy_threshold: str
+    cues: Cues
+    #: Deeper emotions unlocked by plot stages the user has already talked about.
+    released_emotions: tuple[str, ...] = ()
+    #: The need the most recently told part of the story brings forward (None before any).
+    current_focus: Literal["affective", "motivational", "cognitive"] | None = None
+
+    @classmethod
+    def from_case(
+        cls,
+        case: Case,
+        released_emotions: tuple[str, ...] = (),
+        current_focus: Literal["affective", "motivational", "cognitive"] | None = None,
+    ) -> JudgeProfile:
+        return cls(
+            case_id=case.id,
+            persona=case.persona,
+            profile=case.profile,
+            experience=case.experience,
+            empathy_threshold=case.empathy_threshold,
+            cues=case.cues,
+            released_emotions=released_emotions,
+            current_focus=current_focus,
+        )
+
+
+@dataclass(frozen=True)
+class JudgeView:
+    """Rate ``reply`` (the last assistant message) in the context of ``history`` (before it)."""
+
+    profile: JudgeProfile
+    history: History
+    reply: str
+    turn: int
+
+
+@dataclass(frozen=True)
+class DirectorView:
+    """The omniscient view: the whole case, the history, the EPM state and the plot progress."""
+
+    case: Case
+    history: History
+    turn: int
+    p0: tuple[float, float, float]
+    position: tuple[float, float, float]
+    last_increment: tuple[float, float, float]
+    epm: dict[str, float]
+    released_stages: tuple[int, ...]
+    revealed_memories: tuple[str, ...]
+    can_end: bool
+    last_levels: dict[str, int] = field(default_factory=dict)
+    #: The turn at which each released stage came out, in release order.
+    stage_release_turns: tuple[int, ...] = ()
+
+    @property
+    def stages(self) -> tuple[PlotStage, ...]:
+        return self.case.plot.stages
+
+
+@dataclass(frozen=True)
+class DirectorAction:
+    """One tool call of the Director (reference section 12). ``args`` follow the tool's schema."""
+
+    tool: Literal[
+        "select_and_reveal_fragment",
+        "observe_and_wait",
+        "continue_without_new_info",
+        "reveal_memory",
+        "adjust_empathy_strategy",
+        "introduce_turning_point",
+        "end_conversation",
+    ]
+    args: dict[str, Any] = field(default_factory=dict)
+    #: Set by the environment when a call broke a rule (a memory twice, an end before min_turns).
+    rejected: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"tool": self.tool, "args": dict(self.args), "rejected": self.rejected}
+
+
+DIRECTOR_TOOLS: tuple[str, ...] = (
+    "select_and_reveal_fragment",
+    "observe_and_wait",
+    "continue_without_new_info",
+    "reveal_memory",
+    "adjust_empathy_strategy",
+    "introduce_turning_point",
+    "end_conversation",
+)
