@@ -24,8 +24,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for ep in sorted(entry_points(group="empa.commands"), key=lambda e: e.name):
-        ep.load()(subparsers)
+        try:
+            register = ep.load()
+        except Exception as exc:  # a broken plugin must not take the other commands down
+            _register_broken(subparsers, ep.name, exc)
+            continue
+        register(subparsers)
     return parser
+
+
+def _register_broken(subparsers: argparse._SubParsersAction, name: str, exc: Exception) -> None:
+    message = f"the '{name}' commands could not be loaded: {type(exc).__name__}: {exc}"
+    broken = subparsers.add_parser(name, help=f"(unavailable: {type(exc).__name__})")
+    broken.add_argument("rest", nargs=argparse.REMAINDER)
+
+    def fail(_args: argparse.Namespace) -> int:
+        print(f"error: {message}", file=sys.stderr)
+        return 1
+
+    broken.set_defaults(func=fail)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

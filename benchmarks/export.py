@@ -1,0 +1,57 @@
+"""Export a run's episodes for anyone's own analysis: JSONL (everything) and Parquet (tables)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from benchmarks.store import RunStore
+
+
+def export_jsonl(store: RunStore, path: Path) -> Path:
+    """One line per episode: key, model, case, seed, case metadata, EPM metrics, full trajectory."""
+    with path.open("w", encoding="utf-8") as fh:
+        for key, model, case_id, seed, metrics, case_meta, trajectory, usage in store.iter_rows():
+            record = {
+                "episode_key": key,
+                "model": model,
+                "case_id": case_id,
+                "seed": seed,
+                "case": case_meta,
+                "epm": metrics,
+                "usage": json.loads(usage) if usage else None,
+                "trajectory": json.loads(trajectory),
+            }
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return path
+
+
+def export_parquet(store: RunStore, directory: Path) -> list[Path]:
+    """``episodes.parquet`` (one row per episode) and ``turns.parquet`` (one row per turn)."""
+    episodes = store.episodes_frame()
+    if "usage" in episodes:
+        episodes["usage"] = episodes["usage"].astype(str)
+    turns = []
+    for key, model, case_id, seed, _m, _c, trajectory, _u in store.iter_rows():
+        for t in json.loads(trajectory)["turns"]:
+            j = t["judgement"]
+            row = {"episode_key": key, "model": model, "case_id": case_id, "seed": seed, "turn": t["turn"]}
+            row |= {f"{a}_Prog": j["prog"][a] for a in "CAP"} | {f"{a}_Neg": j["neg"][a] for a in "CAP"}
+            row |= {
+                "judge_failed": j["failed"],
+                "judge_error": j["error"],
+                "v_C": t["v"][0], "v_A": t["v"][1], "v_P": t["v"][2],
+                "P_C": t["position"][0], "P_A": t["position"][1], "P_P": t["position"][2],
+                "delta_E": t["delta_E"], "alignment": t["alignment"], "projection": t["projection"],
+                "distance": t["distance"], "reward": t["reward"], "status": t["status"],
+                "director_tool": (t["director"] or {}).get("tool"),
+                "reply": t["reply"], "user_message": t["user_message"],
+                "evidence": json.dumps(j["evidence"], ensure_ascii=False),
+            }  # fmt: skip
+            turns.append(row)
+    paths = [directory / "episodes.parquet", directory / "turns.parquet"]
+    episodes.to_parquet(paths[0], index=False)
+    pd.DataFrame.from_records(turns).to_parquet(paths[1], index=False)
+    return paths

@@ -1,0 +1,159 @@
+"""The benchmark runner: every (policy, case, seed) episode, concurrently, committed as it ends.
+
+``run_benchmark`` drives all episodes on one asyncio loop (``EMPAEnv.astep`` and
+``Policy.areply``), at most ``concurrency`` at a time, with a progress bar. Each finished episode
+is committed to the run's SQLite store at once; a rerun skips what is already there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import traceback
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from empa_env import __version__
+from empa_env.backends import Roles, resolve_roles
+from empa_env.cases.schema import Case
+from empa_env.cases.suites import load_suite
+from empa_env.env import EMPAEnv
+from tqdm.auto import tqdm
+
+from baselines.policies import Policy, load_policy
+from benchmarks.store import EpisodeRow, RunStore, episode_key
+
+
+@dataclass
+class BenchConfig:
+    """Everything that defines a run's results (the store refuses to mix configurations)."""
+
+    suite: str = "empa30-v1"
+    seeds: int = 1
+    actor: str = "offline"
+    director: str = "offline"
+    judger: str = "offline"
+    preset: str = "official"
+    max_turns: int | None = None
+    reward: str = "idr"
+    llm_options: dict[str, Any] = field(default_factory=dict)
+
+    def fingerprint_config(self, roles: Roles, suite_version: int, case_ids: Sequence[str]) -> dict[str, Any]:
+        """The configuration that results depend on (API keys never included)."""
+        safe_llm = {k: v for k, v in self.llm_options.items() if "key" not in k.lower()}
+        return {
+            "suite": self.suite,
+            "suite_version": suite_version,
+            "cases": list(case_ids),
+            "preset": self.preset,
+            "max_turns": self.max_turns,
+            "reward": self.reward,
+            "roles": roles.describe(),
+            "llm_options": safe_llm,
+            "package_version": __version__,
+        }
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    run_dir: Path
+    planned: int
+    skipped: int
+    finished: int
+    failed: int
+
+    def __str__(self) -> str:
+        return (
+            f"{self.finished} episodes finished, {self.skipped} already in {self.run_dir}, "
+            f"{self.failed} failed (see the errors table)"
+        )
+
+
+async def play_episode(env: EMPAEnv, policy: Policy, case: Case, seed: int) -> dict[str, Any]:
+    """One whole episode through the async API; returns the final ``info``."""
+    _, info = await env.areset(seed=seed, options={"case": case})
+    while True:
+        reply = await policy.areply(env.messages)
+        _, _, terminated, truncated, info = await env.astep(reply)
+        if terminated or truncated:
+            return info
+
+
+async def run_benchmark(
+    config: BenchConfig,
+    policy_specs: Sequence[str],
+    run_dir: str | Path,
+    *,
+    concurrency: int = 32,
+    progress: bool = True,
+    policies: Sequence[Policy] | None = None,
+) -> RunSummary:
+    """Run (or resume) a benchmark; see the module docstring."""
+    suite = load_suite(config.suite)
+    cases = list(suite.cases)
+    roles = resolve_roles(config.actor, config.director, config.judger, config.llm_options)
+    loaded = list(policies) if policies is not None else [load_policy(s, **config.llm_options) for s in policy_specs]
+    names = [p.name for p in loaded]
+    if len(set(names)) != len(names):
+        raise ValueError(f"two policies share a name in {names}; rename one with NAME=SPEC")
+
+    store = RunStore(run_dir, config.fingerprint_config(roles, suite.version, [c.id for c in cases]))
+    for p in loaded:
+        store.register_policy(p.name, p.describe())
+    done = store.finished_keys()
+    todo = [
+        (p, c, s)
+        for p in loaded
+        for c in cases
+        for s in range(config.seeds)
+        if episode_key(p.name, c.id, s) not in done
+    ]
+    planned = len(loaded) * len(cases) * config.seeds
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+    bar = tqdm(total=len(todo), desc="episodes", unit="ep", disable=not progress, file=sys.stderr)
+    finished = failed = 0
+
+    async def one(policy: Policy, case: Case, seed: int) -> None:
+        nonlocal finished, failed
+        async with semaphore:
+            env = EMPAEnv(
+                [case],
+                actor=roles.actor,
+                director=roles.director,
+                judger=roles.judger,
+                preset=config.preset,
+                max_turns=config.max_turns,
+                reward=config.reward,
+            )
+            key = episode_key(policy.name, case.id, seed)
+            try:
+                info = await play_episode(env, policy, case, seed)
+            except Exception as exc:  # recorded, visible, and retried by the next run
+                failed += 1
+                store.add_error(key, "".join(traceback.format_exception_only(exc)).strip())
+            else:
+                store.add_episode(
+                    EpisodeRow(
+                        model=policy.name,
+                        case_id=case.id,
+                        seed=seed,
+                        metrics=info["epm"],
+                        case_meta=case.metadata(),
+                        trajectory=env.trajectory,
+                    )
+                )
+                finished += 1
+            bar.update(1)
+
+    try:
+        await asyncio.gather(*(one(p, c, s) for p, c, s in todo))
+    finally:
+        bar.close()
+        store.close()
+    return RunSummary(Path(run_dir), planned, planned - len(todo), finished, failed)
+
+
+def config_dict(config: BenchConfig) -> dict[str, Any]:
+    return asdict(config)

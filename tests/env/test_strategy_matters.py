@@ -1,0 +1,55 @@
+"""On the 30 benchmark cases, strategy matters and degenerate policies do not pay.
+
+The policies are the simple ones in ``simple_policies.py``, written for this test.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+from empa_env.env import EMPAEnv
+
+from tests.env import simple_policies as sp
+
+
+def _suite_scores(policy):
+    env = EMPAEnv("empa30-v1")
+    rows = []
+    for case in env.cases:
+        env.reset(seed=0, options={"case": case})
+        while True:
+            *_, term, trunc, info = env.step(policy(env.messages))
+            if term or trunc:
+                rows.append(info["epm"])
+                break
+    return {
+        "epm": statistics.mean(r["EPM_Index"] for r in rows),
+        "success": sum(r["success"] for r in rows) / len(rows),
+    }
+
+
+@pytest.fixture(scope="module")
+def scores():
+    policies = {
+        name: getattr(sp, name)
+        for name in ("attuned", "advice_giver", "lecturer", "empty", "keyword_stuffer",
+                     "very_long", "repeater", "parrot", "injection")
+    }
+    return {name: _suite_scores(p) for name, p in policies.items()}
+
+
+def test_attuned_beats_advice_beats_lecturer(scores):
+    attuned, advice, lecturer = scores["attuned"], scores["advice_giver"], scores["lecturer"]
+    assert attuned["epm"] > advice["epm"] + 15, scores
+    assert attuned["success"] >= advice["success"] + 0.2, scores
+    assert advice["epm"] > lecturer["epm"] + 3, scores
+    assert advice["success"] >= lecturer["success"]
+
+
+@pytest.mark.parametrize(
+    "probe", ["empty", "keyword_stuffer", "very_long", "repeater", "parrot", "injection"]
+)
+def test_degenerate_policies_score_below_the_generic_advice_giver(scores, probe):
+    assert scores[probe]["epm"] < scores["advice_giver"]["epm"], scores
+    assert scores[probe]["success"] <= scores["advice_giver"]["success"]
