@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from baselines.policies import PROBE_POLICIES, REFERENCE_POLICIES
-
 from benchmarks.runner import BenchConfig, run_benchmark
 from benchmarks.store import DB_NAME, ConfigMismatchError, RunStore
 
@@ -36,7 +35,9 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _open_store(run_dir: Path) -> RunStore:
     if not (run_dir / DB_NAME).exists():
-        raise SystemExit(f"error: {run_dir} is not a run directory (no {DB_NAME}); run `empa bench --out {run_dir}` first")
+        raise SystemExit(
+            f"error: {run_dir} is not a run directory (no {DB_NAME}); run `empa bench --out {run_dir}` first"
+        )
     return RunStore(run_dir)
 
 
@@ -55,7 +56,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     policies = args.policy or DEFAULT_POLICIES
     try:
         summary = asyncio.run(
-            run_benchmark(config, policies, args.out, concurrency=args.concurrency, progress=not args.quiet)
+            run_benchmark(
+                config, policies, args.out, concurrency=args.concurrency, progress=not args.quiet
+            )
         )
     except ConfigMismatchError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -81,7 +84,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         html = build_report(episodes, store.trajectories(), out, run_info=info)
         export_jsonl(store, run_dir / "episodes.jsonl")
         export_parquet(store, run_dir)
-    print(f"report: {html}\nmarkdown: {out / 'report.md'}\nexports: {run_dir / 'episodes.jsonl'}, {run_dir / 'episodes.parquet'}")
+    print(
+        f"report: {html}\nmarkdown: {out / 'report.md'}\nexports: {run_dir / 'episodes.jsonl'}, {run_dir / 'episodes.parquet'}"
+    )
     return 0
 
 
@@ -106,24 +111,56 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Run every (policy, case, seed) episode, commit each to RUN_DIR/results.sqlite, "
         "then write the report. Rerunning the same command resumes where it stopped.",
     )
-    bench.add_argument("--policy", action="append", metavar="SPEC",
-                       help="scripted:NAME | python:MODULE:FUNC | python:FILE.py:FUNC | litellm:MODEL | hf:PATH "
-                       "(repeatable; NAME=SPEC renames). Default: every scripted baseline and probe.")
+    bench.add_argument(
+        "--policy",
+        action="append",
+        metavar="SPEC",
+        help="scripted:NAME | python:MODULE:FUNC | python:FILE.py:FUNC | litellm:MODEL | hf:PATH "
+        "(repeatable; NAME=SPEC renames). Default: every scripted baseline and probe.",
+    )
     bench.add_argument("--suite", default="empa30-v1", help="case suite id (default: %(default)s)")
-    bench.add_argument("--seeds", type=int, default=1, help="episodes per policy and case (default: %(default)s)")
-    bench.add_argument("--out", type=Path, default=Path("runs/offline-baselines"), help="run directory (default: %(default)s)")
-    bench.add_argument("--concurrency", type=int, default=32, help="episodes in flight at once (default: %(default)s)")
+    bench.add_argument(
+        "--seeds", type=int, default=1, help="episodes per policy and case (default: %(default)s)"
+    )
+    bench.add_argument(
+        "--out",
+        type=Path,
+        default=Path("runs/offline-baselines"),
+        help="run directory (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--concurrency",
+        type=int,
+        default=32,
+        help="episodes in flight at once (default: %(default)s)",
+    )
     for role in ("actor", "director", "judger"):
-        bench.add_argument(f"--{role}", default="offline", metavar="BACKEND",
-                           help=f"{role} backend: offline | llm:MODEL (default: %(default)s)")
-    bench.add_argument("--preset", default="official", choices=["official", "paper"], help="EPM preset")
+        bench.add_argument(
+            f"--{role}",
+            default="offline",
+            metavar="BACKEND",
+            help=f"{role} backend: offline | llm:MODEL (default: %(default)s)",
+        )
+    bench.add_argument(
+        "--preset", default="official", choices=["official", "paper"], help="EPM preset"
+    )
     bench.add_argument("--max-turns", type=int, default=None, help="override the preset's 45 turns")
     bench.add_argument("--reward", default="idr", help="per-turn reward recorded in trajectories")
-    bench.add_argument("--api-base", default=None, help="OpenAI-compatible base URL for llm:/litellm: models")
-    bench.add_argument("--llm-cache", type=Path, default=None, help="SQLite response cache for LLM calls")
-    bench.add_argument("--llm-timeout", type=float, default=None, help="per-call timeout in seconds")
-    bench.add_argument("--llm-option", action="append", metavar="KEY=VALUE", help="further LLM options")
-    bench.add_argument("--no-report", action="store_true", help="do not write the report at the end")
+    bench.add_argument(
+        "--api-base", default=None, help="OpenAI-compatible base URL for llm:/litellm: models"
+    )
+    bench.add_argument(
+        "--llm-cache", type=Path, default=None, help="SQLite response cache for LLM calls"
+    )
+    bench.add_argument(
+        "--llm-timeout", type=float, default=None, help="per-call timeout in seconds"
+    )
+    bench.add_argument(
+        "--llm-option", action="append", metavar="KEY=VALUE", help="further LLM options"
+    )
+    bench.add_argument(
+        "--no-report", action="store_true", help="do not write the report at the end"
+    )
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
     bench.set_defaults(func=cmd_bench)
 

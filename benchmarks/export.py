@@ -37,8 +37,16 @@ def export_parquet(store: RunStore, directory: Path) -> list[Path]:
     for key, model, case_id, seed, _m, _c, trajectory, _u in store.iter_rows():
         for t in json.loads(trajectory)["turns"]:
             j = t["judgement"]
-            row = {"episode_key": key, "model": model, "case_id": case_id, "seed": seed, "turn": t["turn"]}
-            row |= {f"{a}_Prog": j["prog"][a] for a in "CAP"} | {f"{a}_Neg": j["neg"][a] for a in "CAP"}
+            row = {
+                "episode_key": key,
+                "model": model,
+                "case_id": case_id,
+                "seed": seed,
+                "turn": t["turn"],
+            }
+            row |= {f"{a}_Prog": j["prog"][a] for a in "CAP"} | {
+                f"{a}_Neg": j["neg"][a] for a in "CAP"
+            }
             row |= {
                 "judge_failed": j["failed"],
                 "judge_error": j["error"],

@@ -64,7 +64,9 @@ def suite_with_policy(env: EMPAEnv, policy_name: str) -> tuple[int, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     env = EMPAEnv("empa30-v1")

@@ -15,15 +15,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tqdm.auto import tqdm
+
+from baselines.policies import Policy, load_policy
+from benchmarks.store import EpisodeRow, RunStore, episode_key
 from empa_env import __version__
 from empa_env.backends import Roles, resolve_roles
 from empa_env.cases.schema import Case
 from empa_env.cases.suites import load_suite
 from empa_env.env import EMPAEnv
-from tqdm.auto import tqdm
-
-from baselines.policies import Policy, load_policy
-from benchmarks.store import EpisodeRow, RunStore, episode_key
 
 
 @dataclass
@@ -40,7 +40,9 @@ class BenchConfig:
     reward: str = "idr"
     llm_options: dict[str, Any] = field(default_factory=dict)
 
-    def fingerprint_config(self, roles: Roles, suite_version: int, case_ids: Sequence[str]) -> dict[str, Any]:
+    def fingerprint_config(
+        self, roles: Roles, suite_version: int, case_ids: Sequence[str]
+    ) -> dict[str, Any]:
         """The configuration that results depend on (API keys never included)."""
         safe_llm = {k: v for k, v in self.llm_options.items() if "key" not in k.lower()}
         return {
@@ -94,12 +96,18 @@ async def run_benchmark(
     suite = load_suite(config.suite)
     cases = list(suite.cases)
     roles = resolve_roles(config.actor, config.director, config.judger, config.llm_options)
-    loaded = list(policies) if policies is not None else [load_policy(s, **config.llm_options) for s in policy_specs]
+    loaded = (
+        list(policies)
+        if policies is not None
+        else [load_policy(s, **config.llm_options) for s in policy_specs]
+    )
     names = [p.name for p in loaded]
     if len(set(names)) != len(names):
         raise ValueError(f"two policies share a name in {names}; rename one with NAME=SPEC")
 
-    store = RunStore(run_dir, config.fingerprint_config(roles, suite.version, [c.id for c in cases]))
+    store = RunStore(
+        run_dir, config.fingerprint_config(roles, suite.version, [c.id for c in cases])
+    )
     for p in loaded:
         store.register_policy(p.name, p.describe())
     done = store.finished_keys()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
 from epm.trajectory import Trajectory
 
 DB_NAME = "results.sqlite"
@@ -129,7 +130,9 @@ class RunStore:
     def register_policy(self, name: str, descriptor: Mapping[str, Any]) -> None:
         """Bind a policy name to its descriptor; a different policy under the same name is refused."""
         blob = json.dumps(dict(descriptor), sort_keys=True, default=str)
-        row = self.conn.execute("SELECT descriptor FROM policies WHERE name = ?", (name,)).fetchone()
+        row = self.conn.execute(
+            "SELECT descriptor FROM policies WHERE name = ?", (name,)
+        ).fetchone()
         if row is None:
             self.conn.execute("INSERT INTO policies(name, descriptor) VALUES (?, ?)", (name, blob))
         elif row[0] != blob:

@@ -44,13 +44,17 @@ def resolve_role(kind: str, spec: RoleSpec, llm_options: dict[str, Any] | None =
     if isinstance(spec, base):
         return spec
     if not isinstance(spec, str):
-        raise TypeError(f"{kind} must be 'offline', 'llm:MODEL' or a {base.__name__}, got {type(spec).__name__}")
+        raise TypeError(
+            f"{kind} must be 'offline', 'llm:MODEL' or a {base.__name__}, got {type(spec).__name__}"
+        )
     if spec == "offline":
         return _OFFLINE[kind]()
     if spec.startswith("llm:") and len(spec) > 4:
         llm = importlib.import_module("empa_env.llm")
         return llm.build_role(kind, spec[4:], **(llm_options or {}))
-    raise ValueError(f"unknown {kind} backend {spec!r}: use 'offline' or 'llm:<litellm model string>'")
+    raise ValueError(
+        f"unknown {kind} backend {spec!r}: use 'offline' or 'llm:<litellm model string>'"
+    )
 
 
 def resolve_roles(

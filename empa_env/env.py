@@ -21,12 +21,6 @@ from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
-from epm.config import EPMConfig, get_preset
-from epm.episode import evaluate
-from epm.rewards import RewardFunction
-from epm.rubric import AXES, increment
-from epm.tracker import EPMTracker
-from epm.trajectory import Judgement, Trajectory, TurnRecord
 
 from empa_env.backends import RoleSpec, resolve_roles
 from empa_env.cases.schema import MEMORY_PERIODS, STANCES, Case
@@ -44,6 +38,12 @@ from empa_env.roles.views import (
     Release,
 )
 from empa_env.spaces import UnicodeText
+from epm.config import EPMConfig, get_preset
+from epm.episode import evaluate
+from epm.rewards import RewardFunction
+from epm.rubric import AXES, increment
+from epm.tracker import EPMTracker
+from epm.trajectory import Judgement, Trajectory, TurnRecord
 
 ASPECTS = ("affective", "motivational", "cognitive")
 
@@ -132,7 +132,9 @@ class EMPAEnv(gym.Env[str, str]):
         )
         self.roles = resolve_roles(actor, director, judger, llm_options)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
         self.render_mode = render_mode
         self.observation_space = UnicodeText(max_length=16_384)
         self.action_space = UnicodeText(max_length=max_reply_chars)
@@ -222,7 +224,9 @@ class EMPAEnv(gym.Env[str, str]):
             return stop.value
 
     # --- the turn logic (written once) -------------------------------------------------------
-    def _reset_flow(self, options: dict[str, Any]) -> Generator[_Call, Any, tuple[str, dict[str, Any]]]:
+    def _reset_flow(
+        self, options: dict[str, Any]
+    ) -> Generator[_Call, Any, tuple[str, dict[str, Any]]]:
         case = self._pick_case(options.get("case"))
         seed = int(self.np_random.integers(0, 2**31 - 1))
         ep = _Episode(
@@ -257,7 +261,9 @@ class EMPAEnv(gym.Env[str, str]):
         }
         return opening, info
 
-    def _step_flow(self, reply: Any) -> Generator[_Call, Any, tuple[str, float, bool, bool, dict[str, Any]]]:
+    def _step_flow(
+        self, reply: Any
+    ) -> Generator[_Call, Any, tuple[str, float, bool, bool, dict[str, Any]]]:
         ep = self._require_episode()
         if ep.done:
             raise RuntimeError("the episode has ended; call reset() before step()")
@@ -294,10 +300,14 @@ class EMPAEnv(gym.Env[str, str]):
             status = ep.tracker.status
         if not status.done:
             said = yield _Call(
-                "actor", "respond", ActorView(ep.persona, tuple(ep.history), ep.guidance, turn, ep.seed)
+                "actor",
+                "respond",
+                ActorView(ep.persona, tuple(ep.history), ep.guidance, turn, ep.seed),
             )
             if isinstance(said, _Failed) or not isinstance(said, str) or not said.strip():
-                aborted = said.error if isinstance(said, _Failed) else f"empty user message {said!r}"
+                aborted = (
+                    said.error if isinstance(said, _Failed) else f"empty user message {said!r}"
+                )
             else:
                 user_message = said
                 ep.history.append(Message("user", said))
@@ -348,10 +358,14 @@ class EMPAEnv(gym.Env[str, str]):
             return choice
         if isinstance(choice, str):
             if choice not in self._cases_by_id:
-                raise KeyError(f"case {choice!r} is not in this environment's pool of {len(self.cases)} cases")
+                raise KeyError(
+                    f"case {choice!r} is not in this environment's pool of {len(self.cases)} cases"
+                )
             return self._cases_by_id[choice]
         if choice is not None:
-            raise TypeError(f"options['case'] must be a case id or a Case, got {type(choice).__name__}")
+            raise TypeError(
+                f"options['case'] must be a case id or a Case, got {type(choice).__name__}"
+            )
         return self.cases[int(self.np_random.integers(len(self.cases)))]
 
     @staticmethod
@@ -360,7 +374,9 @@ class EMPAEnv(gym.Env[str, str]):
         if isinstance(judged, _Failed):
             return Judgement.failure(judged.error)
         if not isinstance(judged, Judgement):
-            return Judgement.failure(f"the Judger returned {type(judged).__name__}, not a Judgement")
+            return Judgement.failure(
+                f"the Judger returned {type(judged).__name__}, not a Judgement"
+            )
         return judged
 
     def _director_view(self, ep: _Episode) -> DirectorView:
@@ -386,9 +402,13 @@ class EMPAEnv(gym.Env[str, str]):
     def _apply_director(self, ep: _Episode, directed: Any, turn: int) -> DirectorAction:
         """Enforce the Director's rules and turn its tool call into guidance for the Actor."""
         if isinstance(directed, _Failed):
-            action = DirectorAction("observe_and_wait", {}, rejected=f"director failed: {directed.error}")
+            action = DirectorAction(
+                "observe_and_wait", {}, rejected=f"director failed: {directed.error}"
+            )
         elif not isinstance(directed, DirectorAction) or directed.tool not in DIRECTOR_TOOLS:
-            action = DirectorAction("observe_and_wait", {}, rejected=f"not a valid tool call: {directed!r}")
+            action = DirectorAction(
+                "observe_and_wait", {}, rejected=f"not a valid tool call: {directed!r}"
+            )
         else:
             action = directed
         args = action.args
@@ -423,7 +443,9 @@ class EMPAEnv(gym.Env[str, str]):
             else:
                 ep.revealed_memories.append(period)
                 lines = getattr(ep.case.voice.memories, period)
-                release = Release("memory", period, getattr(ep.case.experience, period, lines[0]), lines)
+                release = Release(
+                    "memory", period, getattr(ep.case.experience, period, lines[0]), lines
+                )
         elif tool == "adjust_empathy_strategy":
             aspect = args.get("focus_aspect")
             if aspect in ASPECTS:

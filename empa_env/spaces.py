@@ -18,7 +18,14 @@ from gymnasium.spaces import Text
 SAMPLE_CHARSET = (
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
     "     .,;:!?'\"-()\n"
-    "àéîõüçñßøåÆŒ" "αβγδλπΣΩ" "абвгдеж" "你好谢谢" "こんにちは" "안녕" "مرحبا" "😀💬❤️"
+    "àéîõüçñßøåÆŒ"
+    "αβγδλπΣΩ"
+    "абвгдеж"
+    "你好谢谢"
+    "こんにちは"
+    "안녕"
+    "مرحبا"
+    "😀💬❤️"
 )
 
 
@@ -26,7 +33,9 @@ class UnicodeText(Text):
     """Any Python ``str`` of length ``min_length..max_length``."""
 
     def __init__(self, max_length: int = 16_384, *, min_length: int = 0, seed: Any = None) -> None:
-        super().__init__(max_length=max_length, min_length=min_length, charset=SAMPLE_CHARSET, seed=seed)
+        super().__init__(
+            max_length=max_length, min_length=min_length, charset=SAMPLE_CHARSET, seed=seed
+        )
 
     def contains(self, x: Any) -> bool:
         return isinstance(x, str) and self.min_length <= len(x) <= self.max_length

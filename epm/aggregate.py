@@ -47,7 +47,9 @@ def table8(episodes: pd.DataFrame, by: str = "model") -> pd.DataFrame:
     return episodes.groupby(by, sort=False)[list(INDEX_NAMES)].mean().rename(columns=TABLE8_LABELS)
 
 
-def table9(index_means: pd.DataFrame, weights: tuple[float, float, float] = (0.4, 0.2, 0.4)) -> pd.DataFrame:
+def table9(
+    index_means: pd.DataFrame, weights: tuple[float, float, float] = (0.4, 0.2, 0.4)
+) -> pd.DataFrame:
     """Table 8 (index means, raw or paper-labelled columns) -> dimensions and EPM-Index."""
     inverse = {v: k for k, v in TABLE8_LABELS.items()}
     frame = index_means.rename(columns=inverse)
@@ -64,7 +66,9 @@ def table11(epm_index: pd.Series, nee: pd.Series) -> pd.DataFrame:
     return out
 
 
-def weighting_table(dimension_means: pd.DataFrame, names: Iterable[str] | None = None) -> pd.DataFrame:
+def weighting_table(
+    dimension_means: pd.DataFrame, names: Iterable[str] | None = None
+) -> pd.DataFrame:
     """Each model's index under every registered weighting, side by side."""
     names = list(names) if names is not None else list(WEIGHTINGS)
     return pd.DataFrame(

@@ -43,7 +43,12 @@ class EndingRules:
                 f"need 1 <= min_turns <= max_turns, got min_turns={self.min_turns}, "
                 f"max_turns={self.max_turns}"
             )
-        for name in ("collapse_window", "stagnation_window", "regression_window", "oscillation_window"):
+        for name in (
+            "collapse_window",
+            "stagnation_window",
+            "regression_window",
+            "oscillation_window",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not 0.0 <= self.regression_ratio <= 1.0:
@@ -86,7 +91,9 @@ class EPMConfig:
 
     def __post_init__(self) -> None:
         if self.ideal_direction not in ("fixed", "dynamic"):
-            raise ValueError(f"ideal_direction must be 'fixed' or 'dynamic', got {self.ideal_direction!r}")
+            raise ValueError(
+                f"ideal_direction must be 'fixed' or 'dynamic', got {self.ideal_direction!r}"
+            )
         if self.goal_epsilon < 0 or self.threshold_alpha < 0 or self.energy_factor < 0:
             raise ValueError("goal_epsilon, threshold_alpha and energy_factor must be >= 0")
 

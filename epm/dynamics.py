@@ -22,11 +22,25 @@ from epm.config import EPMConfig, get_preset
 _TINY = 1e-12
 
 
+def dot3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Dot product over the last axis, written out as ``a0*b0 + a1*b1 + a2*b2``.
+
+    The tracker (one turn) and :func:`batch_physics` (many episodes) both use this, so that
+    they agree bit for bit, not only to rounding.
+    """
+    return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
+
+
+def norm3(a: np.ndarray) -> np.ndarray:
+    """Euclidean norm over the last axis (``||P||``), consistent with :func:`dot3`."""
+    return np.sqrt(dot3(a, a))
+
+
 def goal_distance(p: np.ndarray, epsilon: float = 1.0) -> np.ndarray | float:
-    """``d(P) = sqrt(sum over axes of (-epsilon - x)^2 for x < -epsilon)``; works on ``(..., 3)``."""
+    """``d(P) = sqrt(sum over axes of (-epsilon - x)^2 for x < -epsilon)``, on ``(..., 3)``."""
     p = np.asarray(p, dtype=float)
     gap = np.minimum(p + epsilon, 0.0)
-    d = np.sqrt(np.sum(gap * gap, axis=-1))
+    d = norm3(gap)
     return float(d) if d.ndim == 0 else d
 
 
@@ -38,7 +52,7 @@ def in_goal_zone(p: np.ndarray, epsilon: float = 1.0) -> bool:
 def unit_toward_origin(p: np.ndarray) -> np.ndarray:
     """``-p / ||p||`` over the last axis; the zero vector where ``p`` is zero."""
     p = np.asarray(p, dtype=float)
-    norm = np.linalg.norm(p, axis=-1, keepdims=True)
+    norm = norm3(p)[..., None]
     safe = np.where(norm > _TINY, norm, 1.0)
     return np.where(norm > _TINY, -p / safe, 0.0)
 
@@ -53,7 +67,7 @@ class Thresholds:
 
     @classmethod
     def for_start(cls, p0: np.ndarray, config: EPMConfig) -> Thresholds:
-        norm0 = float(np.linalg.norm(p0))
+        norm0 = float(norm3(np.asarray(p0, dtype=float)))
         return cls(
             eps_dist=config.threshold_alpha * norm0,
             eps_dir=config.threshold_alpha * norm0,
@@ -83,8 +97,8 @@ def turn_physics(
     if config.ideal_direction == "dynamic" and not np.any(v_star):
         v_star = fixed_v_star  # P_{t-1} at the origin: keep the starting direction
     position = p_prev + v
-    delta_e = float(v @ v_star)
-    v_norm = float(np.linalg.norm(v))
+    delta_e = float(dot3(v, v_star))
+    v_norm = float(norm3(v))
     alignment = delta_e / v_norm if v_norm > _TINY else 0.0
     return TurnPhysics(
         v=v,
@@ -92,14 +106,16 @@ def turn_physics(
         position=position,
         delta_E=delta_e,
         alignment=alignment,
-        projection=float(position @ v_star),
+        projection=float(dot3(position, v_star)),
         distance=float(goal_distance(position, config.goal_epsilon)),
     )
 
 
 @dataclass
 class BatchPhysics:
-    """Per-turn physics of ``N`` padded episodes. Turn arrays are ``(N, T_max)``; padded turns are 0.
+    """Per-turn physics of ``N`` padded episodes.
+
+    Turn arrays are ``(N, T_max)``; padded turns are 0.
 
     ``positions`` is ``(N, T_max + 1, 3)`` with point 0 = ``P_0``; after an episode's last turn the
     position stays at ``P_T``.
@@ -133,7 +149,8 @@ def batch_physics(
     lengths = np.asarray(lengths, dtype=int)
     mask = np.arange(t_max)[None, :] < lengths[:, None]
     v = np.where(mask[..., None], v, 0.0)
-    positions = np.concatenate([p0[:, None, :], p0[:, None, :] + np.cumsum(v, axis=1)], axis=1)
+    # P_t = P_{t-1} + v_t accumulated in the same order as the tracker: cumsum of [P_0, v_1, ...].
+    positions = np.cumsum(np.concatenate([p0[:, None, :], v], axis=1), axis=1)
     fixed = unit_toward_origin(p0)[:, None, :]
     if config.ideal_direction == "fixed":
         v_star = np.broadcast_to(fixed, v.shape)
@@ -141,10 +158,10 @@ def batch_physics(
         v_star = unit_toward_origin(positions[:, :-1, :])
         at_origin = ~np.any(v_star, axis=-1, keepdims=True)
         v_star = np.where(at_origin, fixed, v_star)
-    delta_e = np.einsum("ntk,ntk->nt", v, v_star)
-    v_norm = np.linalg.norm(v, axis=-1)
+    delta_e = dot3(v, v_star)
+    v_norm = norm3(v)
     alignment = np.where(v_norm > _TINY, delta_e / np.where(v_norm > _TINY, v_norm, 1.0), 0.0)
-    projection = np.einsum("ntk,ntk->nt", positions[:, 1:, :], v_star)
+    projection = dot3(positions[:, 1:, :], v_star)
     distance = goal_distance(positions[:, 1:, :], config.goal_epsilon)
     return BatchPhysics(
         positions=positions,

@@ -91,6 +91,9 @@ def check_failure(
             recent = np.asarray(positions[-(w + 1) :])
             path_l1 = float(np.abs(np.diff(recent, axis=0)).sum())
             displacement_l1 = float(np.abs(recent[-1] - recent[0]).sum())
-            if path_l1 >= rules.oscillation_min_path and displacement_l1 < rules.oscillation_max_displacement:
+            if (
+                path_l1 >= rules.oscillation_min_path
+                and displacement_l1 < rules.oscillation_max_displacement
+            ):
                 return "oscillation"
     return None

@@ -17,7 +17,7 @@ from epm.trajectory import Trajectory
 
 
 def _json_float(x: float) -> float | None:
-    """JSON has no inf/nan: ``tau`` of a closed path becomes ``None`` (its index is 0 either way)."""
+    """JSON has no inf/nan: ``tau`` of a closed path becomes ``None`` (its index is 0 anyway)."""
     return float(x) if math.isfinite(x) else None
 
 
@@ -44,7 +44,7 @@ def evaluate_batch(
 
 
 def evaluate(trajectory: Trajectory, config: EPMConfig | str | None = None) -> dict[str, Any]:
-    """A flat, JSON-safe dict: outcome, the nine metrics, the nine indices, dimensions, EPM-Index."""
+    """A flat, JSON-safe dict: outcome, nine metrics, nine indices, dimensions, EPM-Index."""
     return evaluate_many([trajectory], config or trajectory.preset)[0]
 
 
@@ -66,7 +66,9 @@ def replay(
     return status, tracker.turn
 
 
-def evaluate_many(trajectories: Sequence[Trajectory], config: EPMConfig | str = "official") -> list[dict[str, Any]]:
+def evaluate_many(
+    trajectories: Sequence[Trajectory], config: EPMConfig | str = "official"
+) -> list[dict[str, Any]]:
     """:func:`evaluate` for many trajectories in one vectorised pass."""
     config = get_preset(config)
     if not trajectories:

@@ -31,7 +31,9 @@ def r0_values(metrics: BatchMetrics, constants: IndexConstants) -> np.ndarray:
     return np.where(r0 > 1e-9, r0, 1.0)
 
 
-def batch_indices(metrics: BatchMetrics, config: EPMConfig | str = "official") -> dict[str, np.ndarray]:
+def batch_indices(
+    metrics: BatchMetrics, config: EPMConfig | str = "official"
+) -> dict[str, np.ndarray]:
     """The nine indices per episode."""
     c = get_preset(config).indices
     r0 = r0_values(metrics, c)

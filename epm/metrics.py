@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from epm.config import EPMConfig, get_preset
-from epm.dynamics import BatchPhysics, batch_physics, goal_distance
+from epm.dynamics import BatchPhysics, batch_physics, goal_distance, norm3
 
 METRIC_NAMES: tuple[str, ...] = (
     "RDI", "E_total", "S_net", "rho", "S_proj", "tau", "R_pos", "mean_alignment", "R_pen",
@@ -55,7 +55,9 @@ def batch_metrics(
     lengths: np.ndarray | None = None,
     config: EPMConfig | str = "official",
 ) -> BatchMetrics:
-    """Metrics for ``N`` episodes: ``p0`` ``(N, 3)``, ``v`` ``(N, T_max, 3)``, ``levels`` ``(N, T_max, 6)``.
+    """Metrics for ``N`` episodes.
+
+    ``p0`` is ``(N, 3)``, ``v`` ``(N, T_max, 3)``, ``levels`` ``(N, T_max, 6)``.
 
     ``levels`` columns are C/A/P Prog levels then C/A/P Neg levels (raw, not scores).
     """
@@ -72,14 +74,17 @@ def batch_metrics(
     d0 = goal_distance(p0, config.goal_epsilon)
     d_t = goal_distance(p_end, config.goal_epsilon)
     d0_safe = np.where(d0 > _TINY, d0, 1.0)
-    e_total = phys.delta_E.sum(axis=1)
-    norm_p0 = np.linalg.norm(p0, axis=1)
+    # Summed in turn order (like the tracker's running E_total), so the two agree exactly.
+    e_total = np.cumsum(phys.delta_E, axis=1)[:, -1] if phys.delta_E.shape[1] else np.zeros(n)
+    norm_p0 = norm3(p0)
 
-    steps = np.linalg.norm(np.diff(phys.positions, axis=1), axis=-1)
+    steps = norm3(np.diff(phys.positions, axis=1))
     path = steps.sum(axis=1)
-    displacement = np.linalg.norm(p_end - p0, axis=1)
+    displacement = norm3(p_end - p0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        tau = np.where(path <= _TINY, 1.0, np.where(displacement <= _TINY, np.inf, path / displacement))
+        tau = np.where(
+            path <= _TINY, 1.0, np.where(displacement <= _TINY, np.inf, path / displacement)
+        )
 
     return BatchMetrics(
         physics=phys,

@@ -14,7 +14,7 @@ from typing import Literal
 
 import numpy as np
 
-from epm.dynamics import goal_distance
+from epm.dynamics import goal_distance, norm3
 
 RewardKind = Literal["idr", "idr_goal", "adr", "adr_goal", "potential"]
 REWARD_KINDS: tuple[str, ...] = ("idr", "idr_goal", "adr", "adr_goal", "potential")
@@ -22,7 +22,7 @@ REWARD_KINDS: tuple[str, ...] = ("idr", "idr_goal", "adr", "adr_goal", "potentia
 
 def norm_potential(p: np.ndarray) -> np.ndarray | float:
     """``phi(P) = ||P||``."""
-    n = np.linalg.norm(np.asarray(p, dtype=float), axis=-1)
+    n = norm3(np.asarray(p, dtype=float))
     return float(n) if n.ndim == 0 else n
 
 

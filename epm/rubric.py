@@ -60,9 +60,15 @@ def initial_deficit(levels: Mapping[str, int]) -> np.ndarray:
     p0 = np.zeros(3)
     for indicator, scores in IEDR_SCORES.items():
         if indicator not in levels:
-            raise ValueError(f"IEDR level for {indicator} ({IEDR_DESCRIPTIONS[indicator]}) is missing")
+            raise ValueError(
+                f"IEDR level for {indicator} ({IEDR_DESCRIPTIONS[indicator]}) is missing"
+            )
         level = levels[indicator]
-        if isinstance(level, bool) or not isinstance(level, (int, np.integer)) or not 0 <= level <= 3:
+        if (
+            isinstance(level, bool)
+            or not isinstance(level, (int, np.integer))
+            or not 0 <= level <= 3
+        ):
             raise ValueError(f"IEDR level for {indicator} must be an integer 0..3, got {level!r}")
         p0[AXES.index(indicator[0])] += scores[int(level)]
     return p0
@@ -82,9 +88,7 @@ def check_levels(prog: Mapping[str, int], neg: Mapping[str, int]) -> None:
 def increment(prog: Mapping[str, int], neg: Mapping[str, int]) -> np.ndarray:
     """``v_t``: per axis, Prog score + Neg score."""
     check_levels(prog, neg)
-    return np.array(
-        [PROG_SCORES[prog[a]] + NEG_SCORES[a][neg[a]] for a in AXES], dtype=float
-    )
+    return np.array([PROG_SCORES[prog[a]] + NEG_SCORES[a][neg[a]] for a in AXES], dtype=float)
 
 
 def dominant_axis(p0: np.ndarray) -> str:

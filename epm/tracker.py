@@ -5,7 +5,14 @@ from __future__ import annotations
 import numpy as np
 
 from epm.config import EPMConfig, get_preset
-from epm.dynamics import Thresholds, TurnPhysics, goal_distance, turn_physics, unit_toward_origin
+from epm.dynamics import (
+    Thresholds,
+    TurnPhysics,
+    goal_distance,
+    norm3,
+    turn_physics,
+    unit_toward_origin,
+)
 from epm.ending import ONGOING, EndStatus, check_failure, check_success
 
 
@@ -27,10 +34,11 @@ class EPMTracker:
         self.thresholds = Thresholds.for_start(self.p0, self.config)
         self.position = self.p0.copy()
         self.positions: list[np.ndarray] = [self.p0.copy()]
-        self.norms: list[float] = [float(np.linalg.norm(self.p0))]
+        self.norms: list[float] = [float(norm3(self.p0))]
         self.delta_E: list[float] = []
         self.alignments: list[float] = []
         self.e_total = 0.0
+        self.last_projection: float | None = None
         self.status: EndStatus = ONGOING
 
     @property
@@ -43,24 +51,28 @@ class EPMTracker:
 
     @property
     def projection(self) -> float:
-        v_star = (
-            self.v_star0
-            if self.config.ideal_direction == "fixed"
-            else (unit_toward_origin(self.position) if np.any(self.position) else self.v_star0)
-        )
-        return float(self.position @ v_star)
+        """``projection_t = P_t . v*`` with the last turn's ``v*`` (what the success check used).
+
+        Before the first turn this is ``P_0 . v*_1 = -||P_0||`` in both presets.
+        """
+        if self.last_projection is not None:
+            return self.last_projection
+        return float(self.p0 @ self.v_star0)
 
     def step(self, v: np.ndarray | list[float]) -> tuple[TurnPhysics, EndStatus]:
         """Apply ``v_t``; returns the turn's physics and the status after the ending rules."""
         if self.status.done:
-            raise RuntimeError(f"episode already ended ({self.status.outcome}); start a new tracker")
+            raise RuntimeError(
+                f"episode already ended ({self.status.outcome}); start a new tracker"
+            )
         phys = turn_physics(self.position, np.asarray(v, dtype=float), self.v_star0, self.config)
         self.position = phys.position
         self.positions.append(phys.position)
-        self.norms.append(float(np.linalg.norm(phys.position)))
+        self.norms.append(float(norm3(phys.position)))
         self.delta_E.append(phys.delta_E)
         self.alignments.append(phys.alignment)
         self.e_total += phys.delta_E
+        self.last_projection = phys.projection
         self.status = self._evaluate(phys)
         return phys, self.status
 

@@ -69,6 +69,15 @@ class TurnRecord:
     director: dict[str, Any] | None = None
     status: str = "ongoing"
 
+    def __post_init__(self) -> None:
+        # Plain Python floats only (numpy arrays/scalars in, lists of floats out), so that
+        # ``==`` and the JSON round trip are exact whatever the environment passed in.
+        self.v = [float(x) for x in self.v]
+        self.position = [float(x) for x in self.position]
+        self.v_star = [float(x) for x in self.v_star]
+        for name in ("delta_E", "alignment", "projection", "distance", "reward"):
+            setattr(self, name, float(getattr(self, name)))
+
 
 @dataclass
 class Trajectory:
@@ -83,6 +92,11 @@ class Trajectory:
     victory_type: str | None = None
     failure_reason: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.p0 = [float(x) for x in self.p0]
+        if len(self.p0) != 3:
+            raise ValueError(f"P_0 must have 3 components (C, A, P), got {len(self.p0)}")
 
     # --- array views -----------------------------------------------------------------------
     @property

@@ -2,7 +2,8 @@
 
 ``official`` is the paper's 0.4 / 0.2 / 0.4. The scenario weightings follow the paper's text
 (section 4.3.3): crisis intervention puts stability first, long-term companionship outcome
-first, task-oriented counselling efficiency first. Users add their own with :func:`register_weighting`.
+first, task-oriented counselling efficiency first. Users add their own with
+:func:`register_weighting`.
 """
 
 from __future__ import annotations
@@ -35,8 +36,12 @@ WEIGHTINGS: dict[str, Weighting] = {
     for w in (
         Weighting("official", 0.4, 0.2, 0.4, "the paper's EPM-Index"),
         Weighting("crisis_intervention", 0.25, 0.15, 0.60, "stability first: safe, no harm"),
-        Weighting("long_term_companionship", 0.55, 0.10, 0.35, "outcome first, tolerant of detours"),
-        Weighting("task_oriented_counselling", 0.30, 0.50, 0.20, "efficiency first: few, dense turns"),
+        Weighting(
+            "long_term_companionship", 0.55, 0.10, 0.35, "outcome first, tolerant of detours"
+        ),
+        Weighting(
+            "task_oriented_counselling", 0.30, 0.50, 0.20, "efficiency first: few, dense turns"
+        ),
     )
 }
 

@@ -27,7 +27,9 @@ while not done:
     obs, reward, terminated, truncated, info = env.step(reply)
     total_reward += reward
     done = terminated or truncated
-    print(f"turn {info['turn']:2d}  IDR {reward:+.2f}  v_t {info['increment']}  -> user: {obs[:60]}")
+    print(
+        f"turn {info['turn']:2d}  IDR {reward:+.2f}  v_t {info['increment']}  -> user: {obs[:60]}"
+    )
 
 epm = info["epm"]
 print(f"\noutcome {epm['outcome']} after {epm['turns']} turns, return {total_reward:.2f}")

@@ -33,7 +33,9 @@ class PolicySpecError(ValueError):
 def _load_python(target: str) -> Any:
     module_part, sep, attr = target.rpartition(":")
     if not sep or not module_part or not attr:
-        raise PolicySpecError(f"python policy must be python:MODULE:FUNCTION or python:FILE.py:FUNCTION, got {target!r}")
+        raise PolicySpecError(
+            f"python policy must be python:MODULE:FUNCTION or python:FILE.py:FUNCTION, got {target!r}"
+        )
     if module_part.endswith(".py"):
         path = Path(module_part)
         if not path.is_file():

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 Messages = list[dict[str, str]]
 
 
-class Policy(ABC):
+class Policy:
     """A companion policy. Implement :meth:`reply` or :meth:`areply` (the other is derived)."""
 
     name: str = "policy"
@@ -37,21 +36,26 @@ class Policy(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if not inspect.isabstract(cls) and cls.reply is Policy.reply and cls.areply is Policy.areply:
+        if cls.__dict__.get("__abstract_policy__"):
+            return
+        if cls.reply is Policy.reply and cls.areply is Policy.areply:
             raise TypeError(f"{cls.__name__} must implement reply() or areply()")
 
 
 class StatelessPolicy(Policy):
     """A policy whose reply depends only on the messages (scripted baselines)."""
 
-    @abstractmethod
-    def reply(self, messages: Messages) -> str: ...
+    __abstract_policy__ = True
 
 
 class FunctionPolicy(Policy):
     """Wrap ``fn(messages) -> str`` or ``async fn(messages) -> str``."""
 
-    def __init__(self, fn: Callable[[Messages], str] | Callable[[Messages], Awaitable[str]], name: str | None = None):
+    def __init__(
+        self,
+        fn: Callable[[Messages], str] | Callable[[Messages], Awaitable[str]],
+        name: str | None = None,
+    ):
         self.fn = fn
         self.name = name or getattr(fn, "__qualname__", "function")
         self._is_async = inspect.iscoroutinefunction(fn)

@@ -74,7 +74,9 @@ class OfflineActor(Actor):
         voice = view.persona.voice
         stance = view.guidance.stance if view.guidance and view.guidance.stance else "neutral"
         reactions = list(getattr(voice.reactions, stance)) + list(voice.reactions.neutral)
-        tails = list(voice.details) + [m for lines in voice.memories.model_dump().values() for m in lines]
+        tails = list(voice.details) + [
+            m for lines in voice.memories.model_dump().values() for m in lines
+        ]
         rng.shuffle(reactions)
         rng.shuffle(tails)
         said = set(spoken)

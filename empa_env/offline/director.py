@@ -79,7 +79,12 @@ class OfflineDirector(Director):
                 },
             )
         recent = view.epm.get("recent_abs_delta_E", 1.0)
-        if next_stage is not None and view.turn >= 8 and recent < 0.5 and view.turn - last_release >= 4:
+        if (
+            next_stage is not None
+            and view.turn >= 8
+            and recent < 0.5
+            and view.turn - last_release >= 4
+        ):
             stage = view.stages[next_stage]
             return DirectorAction(
                 "introduce_turning_point",
@@ -107,9 +112,17 @@ class OfflineDirector(Director):
         if stance in ("guarded", "neutral"):
             return DirectorAction(
                 "observe_and_wait",
-                {"observation": f"user is {stance}", "wait_reason": "let the user set the pace", "stance": stance},
+                {
+                    "observation": f"user is {stance}",
+                    "wait_reason": "let the user set the pace",
+                    "stance": stance,
+                },
             )
         return DirectorAction(
             "continue_without_new_info",
-            {"focus_suggestion": "stay with what was just said", "reason": "the reply landed", "stance": stance},
+            {
+                "focus_suggestion": "stay with what was just said",
+                "reason": "the reply landed",
+                "stance": stance,
+            },
         )

@@ -21,12 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from epm.rubric import AXES
-from epm.trajectory import Judgement
-
 from empa_env.offline.lexicon import Lexicon, load_lexicon, shingles, words
 from empa_env.roles.base import Judger
 from empa_env.roles.views import JudgeView
+from epm.rubric import AXES
+from epm.trajectory import Judgement
 
 POSITIVE_FAMILIES = (
     "validation", "resonance", "clarification", "reframe", "affirmation", "advice", "empowerment",
@@ -54,6 +53,11 @@ class ReplyAnalysis:
     spans: dict[str, str]
     positive_matches: int
     positive_families: int
+
+
+def emotion_stem(word: str) -> str:
+    """A crude stem so that "lonely" / "lonelier" / "loneliness" or "betrayed" / "betrayal" match."""
+    return word[:5] if len(word) >= 5 else word
 
 
 @lru_cache(maxsize=8192)
@@ -100,14 +104,20 @@ class _Rating:
         if self.prog[axis] > top:
             self.prog[axis] = top
             key = f"{axis}_Prog"
-            self.reasoning[key] = f"{self.reasoning.get(key, '')}; capped at {top}: {why}".lstrip("; ")
+            self.reasoning[key] = f"{self.reasoning.get(key, '')}; capped at {top}: {why}".lstrip(
+                "; "
+            )
             if top == 0:
                 self.evidence.pop(key, None)
                 self.reasoning.pop(key, None)
 
     def judgement(self, judge: str) -> Judgement:
         return Judgement(
-            prog=self.prog, neg=self.neg, evidence=self.evidence, reasoning=self.reasoning, judge=judge
+            prog=self.prog,
+            neg=self.neg,
+            evidence=self.evidence,
+            reasoning=self.reasoning,
+            judge=judge,
         )
 
 
@@ -121,6 +131,7 @@ class _Context:
     recent_user: list[frozenset[str]] = field(default_factory=list)
     user_shingles: set[tuple[str, ...]] = field(default_factory=set)
     user_emotions: set[str] = field(default_factory=set)
+    user_stems: set[str] = field(default_factory=set)
     previous: list[ReplyAnalysis] = field(default_factory=list)
     named_before: set[str] = field(default_factory=set)
     #: shingle -> indices of earlier replies containing it (for repetition checks)
@@ -140,17 +151,22 @@ class _Context:
             self.user_text += " " + text.lower()
             self.recent_user.append(frozenset(t for t in tokens if t not in lexicon.stopwords))
             self.user_shingles |= shingles(tokens)
-            self.user_emotions.update(t for t in tokens if t in lexicon.emotion_words or t in expressed)
+            stems = {emotion_stem(t) for t in tokens}
+            self.user_stems |= stems
+            self.user_emotions.update(
+                e for e in lexicon.emotion_words | expressed if emotion_stem(e) in stems
+            )
             self.user_emotions.update(e for e in expressed if " " in e and e in self.user_text)
             return
         reply = analyse(text)
         grounded = len(reply.content & self.user_words) >= 2
-        if grounded and ("validation" in reply.spans or "clarification" in reply.spans):
-            if not any(k in reply.spans for k in ("blame", "denial", "lecturing", "performative")):
-                self.rapport += 1
+        builds_rapport = "validation" in reply.spans or "clarification" in reply.spans
+        spoils = any(k in reply.spans for k in ("blame", "denial", "lecturing", "performative"))
+        if grounded and builds_rapport and not spoils:
+            self.rapport += 1
         index = len(self.previous)
         self.previous.append(reply)
-        self.named_before.update(reply.tokens)
+        self.named_before.update(emotion_stem(t) for t in reply.tokens)
         for sh in reply.shingles:
             self.shingle_index.setdefault(sh, []).append(index)
 
@@ -218,7 +234,9 @@ class OfflineJudger(Judger):
             return True
         if "judge_injection" in reply.spans:
             quote = reply.spans["judge_injection"]
-            r.penalty("C", -1, quote, "talks to an evaluator instead of the person: misses the point")
+            r.penalty(
+                "C", -1, quote, "talks to an evaluator instead of the person: misses the point"
+            )
             r.penalty("A", -1, quote, "tone mismatch: the user is ignored")
             return True
         if ctx.max_overlap(reply) >= REPEAT_JACCARD:
@@ -236,7 +254,9 @@ class OfflineJudger(Judger):
         if len(reply.tokens) >= 4 and reply.shingles:
             copied = len(reply.shingles & ctx.user_shingles) / len(reply.shingles)
             if copied >= PARROT_SHARE:
-                r.penalty("C", -1, view.reply[:80], f"copies the user's own words back ({copied:.0%})")
+                r.penalty(
+                    "C", -1, view.reply[:80], f"copies the user's own words back ({copied:.0%})"
+                )
                 r.penalty("A", -1, view.reply[:80], "perfunctory: echo instead of response")
                 return True
         if (
@@ -258,7 +278,9 @@ class OfflineJudger(Judger):
         text_lower = view.reply.lower()
         spans = reply.spans
 
-        facts = [f for f in cues.key_facts if f.lower() in text_lower and f.lower() in ctx.user_text]
+        facts = [
+            f for f in cues.key_facts if f.lower() in text_lower and f.lower() in ctx.user_text
+        ]
         overlap = reply.content & ctx.recent_user_words
         engaged = bool(facts) or len(overlap) >= 2
         anchor = (facts[0] if facts else ", ".join(sorted(overlap)[:3])) if engaged else ""
@@ -267,10 +289,20 @@ class OfflineJudger(Judger):
         deeper = {e.lower() for e in cues.hidden_emotions} | {
             e.lower() for e in profile.released_emotions
         }
-        named = {t for t in reply.tokens if t in lex.emotion_words or t in expressed or t in deeper}
-        named |= {e for e in expressed | deeper if " " in e and e in text_lower}
+        reply_stems = {emotion_stem(t) for t in reply.tokens}
+        named = {
+            e
+            for e in lex.emotion_words | expressed | deeper
+            if (e in text_lower if " " in e else emotion_stem(e) in reply_stems)
+        }
         grounded_emotions = sorted(named & (ctx.user_emotions | expressed))
-        deep_named = sorted((named & deeper) - ctx.user_emotions - ctx.named_before)
+        deep_named = sorted(
+            e
+            for e in named & deeper
+            if e not in ctx.user_emotions
+            and emotion_stem(e) not in ctx.user_stems
+            and emotion_stem(e) not in ctx.named_before
+        )
 
         rapport = ctx.rapport
         needed = RAPPORT_NEEDED.get(profile.empathy_threshold, 1)
@@ -283,17 +315,26 @@ class OfflineJudger(Judger):
                 recent_same = sum(
                     1
                     for prev in ctx.previous[-2:]
-                    if "validation" in prev.spans and set(grounded_emotions) <= set(prev.tokens)
+                    if "validation" in prev.spans
+                    and {emotion_stem(e) for e in grounded_emotions}
+                    <= {emotion_stem(t) for t in prev.tokens}
                 )
                 if recent_same < 2:
-                    r.progress("A", 1, spans["validation"], f"validates {grounded_emotions[0]!r}, which the user expressed")
+                    r.progress(
+                        "A",
+                        1,
+                        spans["validation"],
+                        f"validates {grounded_emotions[0]!r}, which the user expressed",
+                    )
             elif engaged and profile.empathy_threshold != "high":
                 r.progress("A", 1, spans["validation"], f"acknowledges the feeling around {anchor}")
         if deep_named and ("resonance" in spans or "validation" in spans):
             quote = spans.get("resonance", spans.get("validation", ""))
             unlocked = {e.lower() for e in profile.released_emotions} & set(deep_named)
             if unlocked or rapport >= max(needed, 1):
-                r.progress("A", 2, quote, f"resonates with a deeper, unspoken feeling: {deep_named[0]!r}")
+                r.progress(
+                    "A", 2, quote, f"resonates with a deeper, unspoken feeling: {deep_named[0]!r}"
+                )
             else:
                 r.progress("A", 1, quote, f"names {deep_named[0]!r} before the user has opened up")
 
@@ -303,12 +344,17 @@ class OfflineJudger(Judger):
         if "reframe" in spans:
             knot = {k.lower() for k in cues.knot_keywords}
             knot_hit = sorted(k for k in knot if k in text_lower)
-            user_knot = [k for k in knot_hit if k in ctx.user_words]
-            if knot_hit and (engaged or user_knot):
+            voiced = sorted(k for k in knot if k in ctx.user_text)
+            # A reframe counts when it touches the user's knot: its words, or what the user just
+            # said once the knot has surfaced in their own words.
+            if knot_hit or (voiced and engaged):
+                hook = knot_hit[0] if knot_hit else anchor
                 if rapport >= needed or focus == "cognitive":
-                    r.progress("C", 2, spans["reframe"], f"reframes the knot around {knot_hit[0]!r}")
+                    r.progress("C", 2, spans["reframe"], f"reframes the knot around {hook!r}")
                 else:
-                    r.progress("C", 1, spans["reframe"], "a reframe offered before the user feels heard")
+                    r.progress(
+                        "C", 1, spans["reframe"], "a reframe offered before the user feels heard"
+                    )
 
         # --- P: motivational ------------------------------------------------------------------
         if "affirmation" in spans and engaged:
@@ -327,7 +373,9 @@ class OfflineJudger(Judger):
             values = [v for v in cues.core_values if v.lower() in text_lower]
             if (values or engaged) and not premature:
                 if focus == "affective":
-                    r.progress("P", 1, spans["empowerment"], "agency offered while emotion runs high")
+                    r.progress(
+                        "P", 1, spans["empowerment"], "agency offered while emotion runs high"
+                    )
                 else:
                     hook = values[0] if values else anchor
                     r.progress("P", 2, spans["empowerment"], f"hands agency back, tied to {hook!r}")
@@ -336,13 +384,20 @@ class OfflineJudger(Judger):
 
         # --- negatives ------------------------------------------------------------------------
         if "empty_understanding" in spans and not engaged:
-            r.penalty("C", -1, spans["empty_understanding"], "claims understanding without showing any")
+            r.penalty(
+                "C", -1, spans["empty_understanding"], "claims understanding without showing any"
+            )
         if "templated_philosophy" in spans:
             r.penalty("C", -1, spans["templated_philosophy"], "templated philosophy")
         if "denial" in spans:
             r.penalty("C", -2, spans["denial"], "denies the user's reality")
         if len(reply.tokens) >= 12 and not engaged and not named:
-            r.penalty("C", -1, view.reply[:80], "misses the core point: nothing here engages with what the user said")
+            r.penalty(
+                "C",
+                -1,
+                view.reply[:80],
+                "misses the core point: nothing here engages with what the user said",
+            )
         if "performative" in spans:
             used_before = any("performative" in prev.spans for prev in ctx.previous)
             if used_before:
@@ -370,5 +425,10 @@ class OfflineJudger(Judger):
         if len(reply.tokens) > VERBOSE_WORDS:
             for axis in AXES:
                 r.cap_progress(axis, 1, "buried in a wall of text")
-            r.penalty("A", -1, view.reply[:80], f"tone mismatch: {len(reply.tokens)} words at someone in distress")
+            r.penalty(
+                "A",
+                -1,
+                view.reply[:80],
+                f"tone mismatch: {len(reply.tokens)} words at someone in distress",
+            )
             r.penalty("C", -1, view.reply[:80], "the point is lost in length")

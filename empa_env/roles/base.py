@@ -5,11 +5,9 @@ async). The other side is derived, so there is one implementation of each role's
 from __future__ import annotations
 
 import asyncio
-from abc import ABC
-
-from epm.trajectory import Judgement
 
 from empa_env.roles.views import ActorView, DirectorAction, DirectorView, JudgeView
+from epm.trajectory import Judgement
 
 
 def _run(coro):  # noqa: ANN001, ANN202
@@ -24,7 +22,7 @@ def _run(coro):  # noqa: ANN001, ANN202
     )
 
 
-class _Role(ABC):
+class _Role:
     #: Short identifier recorded with results (e.g. "offline", "openai/gpt-4o").
     name: str = "role"
     #: Pairs of (sync, async) methods; a concrete role must override at least one of each pair.

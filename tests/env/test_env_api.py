@@ -5,15 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 
-import empa_env  # noqa: F401  (registers the ids)
 import gymnasium as gym
 import numpy as np
 import pytest
-from empa_env.env import EMPAEnv
-from empa_env.spaces import UnicodeText
 from gymnasium.utils.env_checker import check_env
 from gymnasium.wrappers import RecordEpisodeStatistics, TimeLimit
 
+import empa_env  # noqa: F401  (registers the ids)
+from empa_env.env import EMPAEnv
+from empa_env.spaces import UnicodeText
 from tests.env import simple_policies as sp
 
 
@@ -47,7 +47,9 @@ def test_registered_ids_and_pools():
     bench_ids = {c.id for c in bench.cases}
     assert len(bench_ids) == 30 and all(i.startswith("empa30-") for i in bench_ids)
     assert len(train.cases) >= 500
-    assert not bench_ids & {c.id for c in train.cases}, "training pool must never contain benchmark cases"
+    assert not bench_ids & {c.id for c in train.cases}, (
+        "training pool must never contain benchmark cases"
+    )
     obs, info = train.reset(seed=3)
     assert info["case_id"] not in bench_ids and isinstance(obs, str) and obs
 
@@ -67,8 +69,18 @@ def test_step_info_and_final_epm():
     env = gym.make("EMPA-Bench-v0").unwrapped
     env.reset(seed=1, options={"case": "empa30-029"})
     _, reward, terminated, truncated, info = env.step(sp.attuned(env.messages))
-    for key in ("levels", "evidence", "increment", "position", "delta_E", "alignment",
-                "distance", "director", "status", "judge_failed"):
+    for key in (
+        "levels",
+        "evidence",
+        "increment",
+        "position",
+        "delta_E",
+        "alignment",
+        "distance",
+        "director",
+        "status",
+        "judge_failed",
+    ):
         assert key in info
     assert info["position"] == list(np.asarray(env.case.p0) + np.asarray(info["increment"]))
     # IDR on the norm: phi(P_0) - phi(P_1)

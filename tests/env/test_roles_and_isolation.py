@@ -5,13 +5,13 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+
 from empa_env.env import EMPAEnv
 from empa_env.offline.actor import OfflineActor
 from empa_env.offline.director import OfflineDirector
 from empa_env.offline.judger import OfflineJudger
 from empa_env.roles.base import Actor, Director, Judger
 from empa_env.roles.views import ActorPersona, ActorView, DirectorAction, DirectorView, JudgeView
-
 from tests.env import simple_policies as sp
 
 

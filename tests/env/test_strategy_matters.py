@@ -8,8 +8,8 @@ from __future__ import annotations
 import statistics
 
 import pytest
-from empa_env.env import EMPAEnv
 
+from empa_env.env import EMPAEnv
 from tests.env import simple_policies as sp
 
 
@@ -33,8 +33,17 @@ def _suite_scores(policy):
 def scores():
     policies = {
         name: getattr(sp, name)
-        for name in ("attuned", "advice_giver", "lecturer", "empty", "keyword_stuffer",
-                     "very_long", "repeater", "parrot", "injection")
+        for name in (
+            "attuned",
+            "advice_giver",
+            "lecturer",
+            "empty",
+            "keyword_stuffer",
+            "very_long",
+            "repeater",
+            "parrot",
+            "injection",
+        )
     }
     return {name: _suite_scores(p) for name, p in policies.items()}
 
