@@ -15,6 +15,7 @@ A ``NAME=`` prefix renames a policy in results: ``--policy mine=python:my_policy
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import inspect
@@ -40,7 +41,8 @@ def _load_python(target: str) -> Any:
         path = Path(module_part)
         if not path.is_file():
             raise PolicySpecError(f"policy file {path} does not exist")
-        name = f"_empa_policy_{path.stem}_{abs(hash(path.resolve())) % 10**8}"
+        digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:10]
+        name = f"_empa_policy_{path.stem}_{digest}"
         spec = importlib.util.spec_from_file_location(name, path)
         if spec is None or spec.loader is None:
             raise PolicySpecError(f"cannot import {path}")
@@ -75,7 +77,12 @@ def load_policy(spec: str, **options: Any) -> Policy:
         elif isinstance(obj, Policy):
             policy = obj
         elif callable(obj):
-            policy = FunctionPolicy(obj, name=getattr(obj, "__name__", target))
+            source = target
+            file_part = target.rpartition(":")[0]
+            if file_part.endswith(".py"):  # a changed file is a different policy
+                code = hashlib.sha256(Path(file_part).read_bytes()).hexdigest()[:16]
+                source = f"{Path(file_part).resolve()}:{target.rpartition(':')[2]}@sha256:{code}"
+            policy = FunctionPolicy(obj, name=getattr(obj, "__name__", target), source=source)
         else:
             raise PolicySpecError(f"{target} is neither a function nor a Policy")
     elif kind == "litellm":

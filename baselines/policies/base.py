@@ -55,9 +55,12 @@ class FunctionPolicy(Policy):
         self,
         fn: Callable[[Messages], str] | Callable[[Messages], Awaitable[str]],
         name: str | None = None,
+        source: str | None = None,
     ):
         self.fn = fn
         self.name = name or getattr(fn, "__qualname__", "function")
+        module = getattr(fn, "__module__", "")
+        self.source = source or f"{module}:{getattr(fn, '__qualname__', self.name)}"
         self._is_async = inspect.iscoroutinefunction(fn)
 
     def reply(self, messages: Messages) -> str:
@@ -71,5 +74,4 @@ class FunctionPolicy(Policy):
         return self.fn(messages)  # type: ignore[return-value]
 
     def describe(self) -> dict[str, Any]:
-        module = getattr(self.fn, "__module__", "")
-        return {"name": self.name, "class": "FunctionPolicy", "function": f"{module}:{self.name}"}
+        return {"class": "FunctionPolicy", "function": self.source}

@@ -1,0 +1,84 @@
+"""A policy played by a local Hugging Face causal LM (``hf:PATH``; needs the ``train`` extra).
+
+Nothing is downloaded: ``PATH`` must be a local folder with a model and a tokenizer that has a chat
+template (``local_files_only=True``)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+from baselines.policies.base import Messages, Policy
+from baselines.policies.litellm_policy import companion_prompt
+
+
+class HFPolicy(Policy):
+    def __init__(
+        self,
+        path: str,
+        *,
+        max_new_tokens: int = 120,
+        temperature: float = 0.0,
+        system_prompt: str | None = None,
+        device: str = "cpu",
+        **_: Any,
+    ) -> None:
+        try:
+            import torch
+            from transformers import AutoModelForCausalLM, AutoTokenizer
+        except ImportError as exc:  # pragma: no cover - depends on the extra
+            raise ImportError(
+                "hf: policies need the train extra: pip install 'empa-gym[train]'"
+            ) from exc
+        self._torch = torch
+        self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        self.model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True).to(device)
+        self.model.eval()
+        self.device = device
+        self.max_new_tokens = max_new_tokens
+        self.temperature = temperature
+        self.prompt_version, default = companion_prompt()
+        self.system_prompt = system_prompt if system_prompt is not None else default
+        self.name = f"hf:{path}"
+        self.path = path
+        self._lock = threading.Lock()  # one generate() at a time per model
+
+    def reply(self, messages: Messages) -> str:
+        chat = [{"role": "system", "content": self.system_prompt}, *messages]
+        ids = self.tokenizer.apply_chat_template(
+            chat, add_generation_prompt=True, return_tensors="pt"
+        )
+        ids = ids.to(self.device)
+        sampling = (
+            {"do_sample": True, "temperature": self.temperature}
+            if self.temperature > 0
+            else {"do_sample": False}
+        )
+        pad = (
+            self.tokenizer.pad_token_id
+            if self.tokenizer.pad_token_id is not None
+            else self.tokenizer.eos_token_id
+        )
+        with self._lock, self._torch.no_grad():
+            out = self.model.generate(
+                ids,
+                attention_mask=self._torch.ones_like(ids),
+                max_new_tokens=self.max_new_tokens,
+                pad_token_id=pad,
+                **sampling,
+            )
+        return self.tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True).strip()
+
+    async def areply(self, messages: Messages) -> str:
+        return await asyncio.to_thread(self.reply, messages)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "class": "HFPolicy",
+            "path": self.path,
+            "max_new_tokens": self.max_new_tokens,
+            "temperature": self.temperature,
+            "prompt_version": self.prompt_version,
+        }
