@@ -383,7 +383,7 @@ class EMPAEnv(gym.Env[str, str]):
         t = ep.tracker
         block = t.state_block()
         recent = t.delta_E[-3:]
-        block["recent_abs_delta_E"] = float(np.mean(np.abs(recent))) if recent else 0.0
+        block["recent_abs_delta_E"] = sum(abs(x) for x in recent) / len(recent) if recent else 0.0
         return DirectorView(
             case=ep.case,
             history=tuple(ep.history),

@@ -36,6 +36,13 @@ class EndStatus:
 ONGOING = EndStatus()
 
 
+def _pstdev(values: Sequence[float]) -> float:
+    """Population standard deviation (ddof = 0, as ``np.std``), fast for a 5-point window."""
+    n = len(values)
+    mean = sum(values) / n
+    return (sum((x - mean) ** 2 for x in values) / n) ** 0.5
+
+
 def check_success(
     turn: int,
     norm_p: float,
@@ -75,7 +82,7 @@ def check_failure(
     if len(delta_e) >= w and all(x < 0 for x in delta_e[-w:]):
         return "collapse"
     w = rules.stagnation_window
-    stagnant = len(norms) >= w and float(np.std(norms[-w:])) < rules.stagnation_std
+    stagnant = len(norms) >= w and _pstdev(norms[-w:]) < rules.stagnation_std
     w = rules.regression_window
     window = delta_e[-w:]
     regressing = (

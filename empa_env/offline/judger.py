@@ -49,6 +49,7 @@ class ReplyAnalysis:
     text: str
     tokens: tuple[str, ...]
     content: frozenset[str]
+    stems: frozenset[str]
     shingles: frozenset[tuple[str, ...]]
     spans: dict[str, str]
     positive_matches: int
@@ -58,6 +59,31 @@ class ReplyAnalysis:
 def emotion_stem(word: str) -> str:
     """A crude stem so that "lonely" / "lonelier" / "loneliness" or "betrayed" / "betrayal" match."""
     return word[:5] if len(word) >= 5 else word
+
+
+@lru_cache(maxsize=4096)
+def emotion_index(vocabulary: frozenset[str]) -> tuple[dict[str, frozenset[str]], tuple[str, ...]]:
+    """``(stem -> emotion words, multi-word phrases)`` for a vocabulary of emotion words."""
+    by_stem: dict[str, set[str]] = {}
+    phrases = []
+    for word in vocabulary:
+        if " " in word:
+            phrases.append(word)
+        else:
+            by_stem.setdefault(emotion_stem(word), set()).add(word)
+    return {k: frozenset(v) for k, v in by_stem.items()}, tuple(sorted(phrases))
+
+
+def emotions_in(stems: frozenset[str] | set[str], text_lower: str, vocabulary: frozenset[str]) -> set[str]:
+    """The emotion words of ``vocabulary`` named in a text (given its stems and lower-cased text)."""
+    by_stem, phrases = emotion_index(vocabulary)
+    found: set[str] = set()
+    for stem in stems:
+        hit = by_stem.get(stem)
+        if hit:
+            found |= hit
+    found.update(p for p in phrases if p in text_lower)
+    return found
 
 
 @lru_cache(maxsize=8192)
@@ -74,6 +100,7 @@ def analyse(text: str) -> ReplyAnalysis:
         text=text,
         tokens=tokens,
         content=frozenset(t for t in tokens if t not in lex.stopwords and len(t) > 2),
+        stems=frozenset(emotion_stem(t) for t in tokens),
         shingles=shingles(list(tokens)),
         spans=spans,
         positive_matches=positive_matches,
@@ -143,7 +170,8 @@ class _Context:
     def recent_user_words(self) -> frozenset[str]:
         return frozenset().union(*self.recent_user[-2:]) if self.recent_user else frozenset()
 
-    def add(self, role: str, text: str, lexicon: Lexicon, expressed: set[str]) -> None:
+    def add(self, role: str, text: str, lexicon: Lexicon, vocabulary: frozenset[str]) -> None:
+        """Take in one message; ``vocabulary`` = the lexicon's and the case's expressed emotions."""
         self.length += 1
         if role == "user":
             tokens = words(text)
@@ -153,10 +181,7 @@ class _Context:
             self.user_shingles |= shingles(tokens)
             stems = {emotion_stem(t) for t in tokens}
             self.user_stems |= stems
-            self.user_emotions.update(
-                e for e in lexicon.emotion_words | expressed if emotion_stem(e) in stems
-            )
-            self.user_emotions.update(e for e in expressed if " " in e and e in self.user_text)
+            self.user_emotions |= emotions_in(stems, self.user_text, vocabulary)
             return
         reply = analyse(text)
         grounded = len(reply.content & self.user_words) >= 2
@@ -166,7 +191,7 @@ class _Context:
             self.rapport += 1
         index = len(self.previous)
         self.previous.append(reply)
-        self.named_before.update(emotion_stem(t) for t in reply.tokens)
+        self.named_before |= reply.stems
         for sh in reply.shingles:
             self.shingle_index.setdefault(sh, []).append(index)
 
@@ -216,9 +241,11 @@ class OfflineJudger(Judger):
             ctx, todo = _Context(), history
         else:
             todo = history[-2:]
-        expressed = {e.lower() for e in view.profile.cues.expressed_emotions}
+        vocabulary = self.lexicon.emotion_words | {
+            e.lower() for e in view.profile.cues.expressed_emotions
+        }
         for message in todo:
-            ctx.add(message.role, message.content, self.lexicon, expressed)
+            ctx.add(message.role, message.content, self.lexicon, vocabulary)
         self._contexts[key] = ctx
         while len(self._contexts) > CONTEXT_CACHE_SIZE:
             self._contexts.pop(next(iter(self._contexts)))
@@ -289,12 +316,7 @@ class OfflineJudger(Judger):
         deeper = {e.lower() for e in cues.hidden_emotions} | {
             e.lower() for e in profile.released_emotions
         }
-        reply_stems = {emotion_stem(t) for t in reply.tokens}
-        named = {
-            e
-            for e in lex.emotion_words | expressed | deeper
-            if (e in text_lower if " " in e else emotion_stem(e) in reply_stems)
-        }
+        named = emotions_in(reply.stems, text_lower, lex.emotion_words | expressed | deeper)
         grounded_emotions = sorted(named & (ctx.user_emotions | expressed))
         deep_named = sorted(
             e
@@ -316,8 +338,7 @@ class OfflineJudger(Judger):
                     1
                     for prev in ctx.previous[-2:]
                     if "validation" in prev.spans
-                    and {emotion_stem(e) for e in grounded_emotions}
-                    <= {emotion_stem(t) for t in prev.tokens}
+                    and {emotion_stem(e) for e in grounded_emotions} <= prev.stems
                 )
                 if recent_same < 2:
                     r.progress(
