@@ -13,6 +13,9 @@ from pydantic import ValidationError
 from empa_env.cases.schema import Case
 
 CASE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
+# libyaml's C loader and dumper when available (same results, about ten times faster).
+_YamlLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_YamlDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,11 @@ def _explain(err: dict) -> str:
         return "unknown field (not part of the case format)"
     got = err.get("input")
     shown = repr(got) if not isinstance(got, (dict, list)) else type(got).__name__
+    if kind in ("tuple_type", "list_type"):
+        return f"expected a list (got {shown})"
+    if kind == "value_error":  # our own validators: the message already says what was expected
+        msg = str(err.get("msg", "invalid value")).removeprefix("Value error, ")
+        return msg if isinstance(got, (dict, list)) else f"{msg} (got {shown})"
     return f"{err.get('msg', 'invalid value')} (got {shown})"
 
 
@@ -66,7 +74,13 @@ def issues_from_validation(path: str, exc: ValidationError) -> list[CaseIssue]:
 def parse_case(data: object, source: str = "<data>") -> Case:
     """Validate already-parsed data; raises :class:`CaseError` naming ``source`` and each field."""
     if not isinstance(data, dict):
-        raise CaseError([CaseIssue(source, "", f"expected a mapping at the top level, got {type(data).__name__}")])
+        raise CaseError(
+            [
+                CaseIssue(
+                    source, "", f"expected a mapping at the top level, got {type(data).__name__}"
+                )
+            ]
+        )
     try:
         return Case.model_validate(data)
     except ValidationError as exc:
@@ -80,9 +94,11 @@ def read_case_file(path: str | Path) -> object:
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseError([CaseIssue(str(path), "", f"cannot read file: {exc}")]) from None
     try:
-        return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        return json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_YamlLoader)
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        raise CaseError([CaseIssue(str(path), "", f"not valid {path.suffix[1:].upper()}: {exc}")]) from None
+        raise CaseError(
+            [CaseIssue(str(path), "", f"not valid {path.suffix[1:].upper()}: {exc}")]
+        ) from None
 
 
 def load_case(path: str | Path) -> Case:
@@ -112,7 +128,9 @@ def load_directory(directory: str | Path) -> list[Case]:
             issues.extend(exc.issues)
             continue
         if case.id in seen:
-            issues.append(CaseIssue(str(path), "id", f"duplicate id {case.id!r} (also in {seen[case.id]})"))
+            issues.append(
+                CaseIssue(str(path), "id", f"duplicate id {case.id!r} (also in {seen[case.id]})")
+            )
             continue
         seen[case.id] = str(path)
         cases.append(case)
@@ -124,4 +142,4 @@ def load_directory(directory: str | Path) -> list[Case]:
 def dump_case(case: Case) -> str:
     """The case as YAML, in the field order of the format (round-trips through :func:`parse_case`)."""
     data = case.model_dump(mode="json", by_alias=True)
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+    return yaml.dump(data, Dumper=_YamlDumper, sort_keys=False, allow_unicode=True, width=100)

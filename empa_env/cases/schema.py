@@ -15,7 +15,6 @@ speaks the ``voice`` lines; both receive released plot material only through the
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -40,7 +39,12 @@ DOMAIN_LABELS: dict[str, str] = {
     "career": "career",
 }
 StageKind = Literal["evoked_memory", "reflection", "self_examination", "emotional_eruption"]
-STAGE_KINDS: tuple[str, ...] = ("evoked_memory", "reflection", "self_examination", "emotional_eruption")
+STAGE_KINDS: tuple[str, ...] = (
+    "evoked_memory",
+    "reflection",
+    "self_examination",
+    "emotional_eruption",
+)
 Stance = Literal["guarded", "neutral", "opening_up", "hurt"]
 STANCES: tuple[str, ...] = ("guarded", "neutral", "opening_up", "hurt")
 MemoryPeriod = Literal["childhood", "adolescence", "young_adulthood", "current"]
@@ -64,7 +68,9 @@ class Persona(_Strict):
     social_persona: str = NonEmpty
     inner_core: str = NonEmpty
     speaking_style: str = NonEmpty
-    reply_length: str = "short: 20-50 characters; 60-100 when telling a memory or a released part of the story"
+    reply_length: str = (
+        "short: 20-50 characters; 60-100 when telling a memory or a released part of the story"
+    )
     chat_principles: tuple[str, ...] = Field(min_length=1)
 
 
@@ -108,7 +114,8 @@ class PlotStage(_Strict):
 
 
 class Plot(_Strict):
-    stages: tuple[PlotStage, PlotStage, PlotStage, PlotStage]
+    #: Exactly four stages, in the order of :data:`STAGE_KINDS`.
+    stages: tuple[PlotStage, ...]
     outcome: str = NonEmpty
     interlude: str = NonEmpty
 
@@ -117,7 +124,9 @@ class Plot(_Strict):
     def _stage_order(cls, stages: tuple[PlotStage, ...]) -> tuple[PlotStage, ...]:
         kinds = tuple(s.kind for s in stages)
         if kinds != STAGE_KINDS:
-            raise ValueError(f"the four stages must be, in order, {list(STAGE_KINDS)}; got {list(kinds)}")
+            raise ValueError(
+                f"expected exactly four stages, in order, {list(STAGE_KINDS)}; got {len(kinds)}: {list(kinds)}"
+            )
         return stages
 
 
@@ -203,9 +212,10 @@ class Case(_Strict):
             raise ValueError("iedr: all nine levels are 0, so P_0 = 0 and there is nothing to do")
         return self
 
-    @cached_property
+    @property
     def p0(self) -> np.ndarray:
-        """``P_0`` = (C, A, P) sums of the IEDR scores."""
+        """``P_0`` = (C, A, P) sums of the IEDR scores (a fresh array on every access, so callers
+        may modify it; not cached in the model, so cases compare and hash by their fields)."""
         return initial_deficit(self.iedr.as_mapping())
 
     @property
