@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
@@ -46,6 +47,8 @@ def _register_broken(subparsers: argparse._SubParsersAction, name: str, exc: Exc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if hasattr(signal, "SIGPIPE"):  # `empa ... | head` ends quietly, as a Unix tool should
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
