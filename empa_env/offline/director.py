@@ -80,6 +80,17 @@ class OfflineDirector(Director):
             )
         recent = view.epm.get("recent_abs_delta_E", 1.0)
         if (
+            view.can_end
+            and next_stage is None
+            and len(view.revealed_memories) == len(MEMORY_ORDER)
+            and recent < 0.3
+            and view.turn - last_release >= 10
+        ):
+            return DirectorAction(
+                "end_conversation",
+                {"reason": "the whole story is told and nothing moves any more", "stance": stance},
+            )
+        if (
             next_stage is not None
             and view.turn >= 8
             and recent < 0.5

@@ -74,7 +74,9 @@ def emotion_index(vocabulary: frozenset[str]) -> tuple[dict[str, frozenset[str]]
     return {k: frozenset(v) for k, v in by_stem.items()}, tuple(sorted(phrases))
 
 
-def emotions_in(stems: frozenset[str] | set[str], text_lower: str, vocabulary: frozenset[str]) -> set[str]:
+def emotions_in(
+    stems: frozenset[str] | set[str], text_lower: str, vocabulary: frozenset[str]
+) -> set[str]:
     """The emotion words of ``vocabulary`` named in a text (given its stems and lower-cased text)."""
     by_stem, phrases = emotion_index(vocabulary)
     found: set[str] = set()
