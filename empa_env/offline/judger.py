@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from empa_env.cases.schema import Cues
 from empa_env.offline.lexicon import Lexicon, load_lexicon, shingles, words
 from empa_env.roles.base import Judger
 from empa_env.roles.views import JudgeView
@@ -88,16 +89,42 @@ def emotions_in(
     return found
 
 
+@dataclass(frozen=True)
+class CueWords:
+    """A case's cues, lower-cased once."""
+
+    expressed: frozenset[str]
+    hidden: frozenset[str]
+    knot: frozenset[str]
+    values: tuple[str, ...]
+    facts: tuple[str, ...]
+
+
+@lru_cache(maxsize=4096)
+def cue_words(cues: Cues) -> CueWords:
+    return CueWords(
+        expressed=frozenset(e.lower() for e in cues.expressed_emotions),
+        hidden=frozenset(e.lower() for e in cues.hidden_emotions),
+        knot=frozenset(k.lower() for k in cues.knot_keywords),
+        values=tuple(v.lower() for v in cues.core_values),
+        facts=tuple(f.lower() for f in cues.key_facts),
+    )
+
+
 @lru_cache(maxsize=8192)
 def analyse(text: str) -> ReplyAnalysis:
     lex = load_lexicon()
     tokens = tuple(words(text))
+    lower = text.lower()
+    # Patterns are lower case; lower-casing keeps offsets for almost all text, and where it does
+    # not (a few special characters), the original text is searched instead.
+    haystack = lower if len(lower) == len(text) else text
     spans: dict[str, str] = {}
-    for name, pattern in lex.families.items():
-        m = pattern.search(text)
-        if m:
-            spans[name] = m.group(0).strip()
-    positive_matches = sum(lex.count(f, text) for f in POSITIVE_FAMILIES if f in spans)
+    for name, family in lex.families.items():
+        found = family.first(haystack)
+        if found:
+            spans[name] = text[found[0] : found[1]].strip()
+    positive_matches = sum(lex.families[f].count(haystack) for f in POSITIVE_FAMILIES if f in spans)
     return ReplyAnalysis(
         text=text,
         tokens=tokens,
@@ -243,9 +270,7 @@ class OfflineJudger(Judger):
             ctx, todo = _Context(), history
         else:
             todo = history[-2:]
-        vocabulary = self.lexicon.emotion_words | {
-            e.lower() for e in view.profile.cues.expressed_emotions
-        }
+        vocabulary = self.lexicon.emotion_words | cue_words(view.profile.cues).expressed
         for message in todo:
             ctx.add(message.role, message.content, self.lexicon, vocabulary)
         self._contexts[key] = ctx
@@ -305,19 +330,17 @@ class OfflineJudger(Judger):
         profile = view.profile
         cues = profile.cues
         text_lower = view.reply.lower()
+        cw = cue_words(cues)
         spans = reply.spans
 
-        facts = [
-            f for f in cues.key_facts if f.lower() in text_lower and f.lower() in ctx.user_text
-        ]
+        facts = [f for f in cw.facts if f in text_lower and f in ctx.user_text]
         overlap = reply.content & ctx.recent_user_words
         engaged = bool(facts) or len(overlap) >= 2
         anchor = (facts[0] if facts else ", ".join(sorted(overlap)[:3])) if engaged else ""
 
-        expressed = {e.lower() for e in cues.expressed_emotions}
-        deeper = {e.lower() for e in cues.hidden_emotions} | {
-            e.lower() for e in profile.released_emotions
-        }
+        expressed = cw.expressed
+        released = {e.lower() for e in profile.released_emotions}
+        deeper = cw.hidden | released
         named = emotions_in(reply.stems, text_lower, lex.emotion_words | expressed | deeper)
         grounded_emotions = sorted(named & (ctx.user_emotions | expressed))
         deep_named = sorted(
@@ -353,7 +376,7 @@ class OfflineJudger(Judger):
                 r.progress("A", 1, spans["validation"], f"acknowledges the feeling around {anchor}")
         if deep_named and ("resonance" in spans or "validation" in spans):
             quote = spans.get("resonance", spans.get("validation", ""))
-            unlocked = {e.lower() for e in profile.released_emotions} & set(deep_named)
+            unlocked = released & set(deep_named)
             if unlocked or rapport >= max(needed, 1):
                 r.progress(
                     "A", 2, quote, f"resonates with a deeper, unspoken feeling: {deep_named[0]!r}"
@@ -365,7 +388,7 @@ class OfflineJudger(Judger):
         if "clarification" in spans and engaged:
             r.progress("C", 1, spans["clarification"], f"clarifies what the user means ({anchor})")
         if "reframe" in spans:
-            knot = {k.lower() for k in cues.knot_keywords}
+            knot = cw.knot
             knot_hit = sorted(k for k in knot if k in text_lower)
             voiced = sorted(k for k in knot if k in ctx.user_text)
             # A reframe counts when it touches the user's knot: its words, or what the user just
@@ -393,7 +416,7 @@ class OfflineJudger(Judger):
             elif engaged:
                 r.progress("P", 1, spans["advice"], f"concrete, actionable step about {anchor}")
         if "empowerment" in spans:
-            values = [v for v in cues.core_values if v.lower() in text_lower]
+            values = [v for v in cw.values if v in text_lower]
             if (values or engaged) and not premature:
                 if focus == "affective":
                     r.progress(

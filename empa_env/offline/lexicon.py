@@ -1,4 +1,10 @@
-"""The offline Judger's lexicon: behavioural-anchor patterns loaded from ``judge_lexicon.yaml``."""
+"""The offline Judger's lexicon: behavioural-anchor patterns loaded from ``judge_lexicon.yaml``.
+
+Patterns are written in lower case and matched against lower-cased replies. Each family keeps its
+patterns separately: a pattern that starts with a word boundary ``\\b`` is searched without it (so
+that the regular-expression engine can scan for its literal prefix, several times faster than one
+big alternation) and the boundary is checked on each candidate match instead.
+"""
 
 from __future__ import annotations
 
@@ -10,22 +16,65 @@ from importlib import resources
 import yaml
 
 WORD_RE = re.compile(r"[a-z][a-z']*")
+_WORD_CHAR = re.compile(r"\w")
+
+
+@dataclass(frozen=True)
+class PatternFamily:
+    """One behavioural anchor: its patterns, each with whether it must start at a word boundary."""
+
+    name: str
+    patterns: tuple[tuple[re.Pattern[str], bool], ...]
+
+    def _matches(self, pattern: re.Pattern[str], boundary: bool, text: str):  # noqa: ANN202
+        for m in pattern.finditer(text):
+            if boundary and m.start() > 0 and _WORD_CHAR.match(text, m.start() - 1):
+                continue
+            yield m
+
+    def first(self, text: str) -> tuple[int, int] | None:
+        """The leftmost match (ties: the earlier pattern), as ``(start, end)`` in ``text``."""
+        best: tuple[int, int] | None = None
+        for pattern, boundary in self.patterns:
+            for m in self._matches(pattern, boundary, text):
+                if best is None or m.start() < best[0]:
+                    best = (m.start(), m.end())
+                break
+        return best
+
+    def count(self, text: str) -> int:
+        """How many matches the family's patterns find in ``text``."""
+        return sum(
+            sum(1 for _ in self._matches(pattern, boundary, text))
+            for pattern, boundary in self.patterns
+        )
 
 
 @dataclass(frozen=True)
 class Lexicon:
-    """Compiled pattern families (one alternation per family) and word lists."""
+    """Compiled pattern families and word lists."""
 
     version: int
-    families: dict[str, re.Pattern[str]]
+    families: dict[str, PatternFamily]
     emotion_words: frozenset[str]
     stopwords: frozenset[str]
 
-    def search(self, family: str, text: str) -> re.Match[str] | None:
-        return self.families[family].search(text)
+    def search(self, family: str, text: str) -> str | None:
+        """The first span of ``family`` in ``text`` (any case), or ``None``."""
+        lower = text.lower()
+        haystack = lower if len(lower) == len(text) else text
+        found = self.families[family].first(haystack)
+        return text[found[0] : found[1]] if found else None
 
-    def count(self, family: str, text: str) -> int:
-        return sum(1 for _ in self.families[family].finditer(text))
+
+def _compile(name: str, pattern: str) -> tuple[re.Pattern[str], bool]:
+    if pattern != pattern.lower():
+        raise ValueError(
+            f"lexicon family {name!r}: patterns must be written in lower case: {pattern!r}"
+        )
+    if pattern.startswith("\\b"):
+        return re.compile(pattern[2:]), True
+    return re.compile(pattern), False
 
 
 @lru_cache(maxsize=1)
@@ -33,11 +82,11 @@ def load_lexicon() -> Lexicon:
     raw = yaml.safe_load(
         resources.files("empa_env.offline").joinpath("judge_lexicon.yaml").read_text("utf-8")
     )
-    families = {}
-    for name, patterns in raw.items():
-        if name in ("version", "emotion_words", "stopwords"):
-            continue
-        families[name] = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+    families = {
+        name: PatternFamily(name, tuple(_compile(name, p) for p in patterns))
+        for name, patterns in raw.items()
+        if name not in ("version", "emotion_words", "stopwords")
+    }
     return Lexicon(
         version=int(raw["version"]),
         families=families,
