@@ -153,6 +153,9 @@ async def run_benchmark(
                     )
                 )
                 finished += 1
+                usage = run_usage(roles, loaded)
+                if usage:
+                    store.set_run_value("usage", usage)
             bar.update(1)
 
     try:
@@ -161,6 +164,19 @@ async def run_benchmark(
         bar.close()
         store.close()
     return RunSummary(Path(run_dir), planned, planned - len(todo), finished, failed)
+
+
+def run_usage(roles: Roles, policies: Sequence[Policy]) -> dict[str, Any]:
+    """Calls, cache hits, tokens and cost so far, per LLM role and per LLM policy."""
+    usage: dict[str, Any] = {}
+    for kind in ("actor", "director", "judger"):
+        role = getattr(roles, kind)
+        if hasattr(role, "usage"):
+            usage[kind] = role.usage()
+    for policy in policies:
+        if hasattr(policy, "usage"):
+            usage[f"policy:{policy.name}"] = policy.usage()
+    return usage
 
 
 def config_dict(config: BenchConfig) -> dict[str, Any]:

@@ -123,6 +123,16 @@ class RunStore:
     def run_info(self) -> dict[str, str]:
         return dict(self.conn.execute("SELECT key, value FROM run").fetchall())
 
+    def set_run_value(self, key: str, value: Any) -> None:
+        """Record a run-level fact (e.g. the token and cost ledger); JSON-encoded."""
+        with self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute(
+                "INSERT INTO run(key, value) VALUES (?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, json.dumps(value, sort_keys=True, default=str)),
+            )
+
     @property
     def config(self) -> dict[str, Any]:
         return json.loads(self.run_info().get("config", "{}"))
