@@ -1,0 +1,119 @@
+"""Reward models with TRL's ``RewardTrainer`` (Bradley-Terry on chosen/rejected pairs).
+
+Two sources of pairs:
+
+* the environment: K candidate replies at one context ranked by the Judger's increment
+  (:func:`baselines.training.data.preference_pairs`, collected by
+  :func:`baselines.training.rollout.candidate_preferences`);
+* any dialogue corpus through the Echo-N1 humanlike constructions
+  (:func:`baselines.training.data.humanlike_pairs`).
+
+The trained model is a pointwise scorer; :class:`baselines.training.rewards.SequenceScorer`
+turns it into the judge behind :class:`~baselines.training.rewards.EmpathyReward` (Bradley-Terry
+against a reference) or :class:`~baselines.training.rewards.HumanlikeReward`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from baselines.training.data import to_dataset
+from baselines.training.tiny import no_checkpointing
+
+
+@dataclass
+class RMRunConfig:
+    """The model (``"tiny"`` or a local checkpoint) and ``trl.RewardConfig`` fields."""
+
+    model: str = "tiny"
+    output_dir: str = "runs/rm"
+    epochs: float = 1.0
+    learning_rate: float = 5e-4
+    batch_size: int = 4
+    max_steps: int = -1
+    seed: int = 0
+    trainer_kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def reward_config(self) -> Any:
+        from trl import RewardConfig
+
+        kwargs: dict[str, Any] = {
+            "output_dir": self.output_dir,
+            "num_train_epochs": self.epochs,
+            "learning_rate": self.learning_rate,
+            "per_device_train_batch_size": self.batch_size,
+            "max_steps": self.max_steps,
+            "seed": self.seed,
+            "bf16": False,
+            "use_cpu": True,
+            "report_to": [],
+            "logging_steps": 1,
+            "save_strategy": "no",
+            "max_length": 1024,
+        }
+        kwargs.update(no_checkpointing(RewardConfig))
+        kwargs.update(self.trainer_kwargs)
+        return RewardConfig(**kwargs)
+
+
+def build_reward_trainer(
+    pairs: Sequence[dict[str, Any]],
+    cfg: RMRunConfig,
+    model: Any = None,
+    tokenizer: Any = None,
+    eval_pairs: Sequence[dict[str, Any]] | None = None,
+) -> Any:
+    """A ready ``trl.RewardTrainer`` over preference rows (``chosen``/``rejected``, optional
+    ``prompt`` and ``margin``; conversational or plain text)."""
+    from trl import RewardTrainer
+
+    from baselines.training.tiny import load_or_build
+
+    if not pairs:
+        raise ValueError("no preference pairs")
+    if model is None or tokenizer is None:
+        model, tokenizer = load_or_build(cfg.model, "reward", seed=cfg.seed)
+    keep = ("prompt", "chosen", "rejected", "margin")
+    dataset = to_dataset([{k: r[k] for k in keep if k in r} for r in pairs])
+    eval_dataset = (
+        to_dataset([{k: r[k] for k in keep if k in r} for r in eval_pairs]) if eval_pairs else None
+    )
+    return RewardTrainer(
+        model=model,
+        args=cfg.reward_config(),
+        train_dataset=dataset,
+        eval_dataset=eval_dataset,
+        processing_class=tokenizer,
+    )
+
+
+def train_reward_model(
+    pairs: Sequence[dict[str, Any]], cfg: RMRunConfig | None = None, save: bool = True
+) -> Any:
+    """Train on ``pairs``, optionally save to ``cfg.output_dir``; returns the trainer."""
+    cfg = cfg or RMRunConfig()
+    trainer = build_reward_trainer(pairs, cfg)
+    trainer.train()
+    if save:
+        trainer.save_model(cfg.output_dir)
+        trainer.processing_class.save_pretrained(cfg.output_dir)
+    return trainer
+
+
+def pairwise_accuracy(scorer: Any, pairs: Sequence[dict[str, Any]]) -> float:
+    """Share of pairs where ``score(chosen) > score(rejected)`` (conversational rows)."""
+    if not pairs:
+        return float("nan")
+    wins = 0
+    for r in pairs:
+        prompt = list(r.get("prompt", []))
+        chosen, rejected = [*prompt, *r["chosen"]], [*prompt, *r["rejected"]]
+        s_c = scorer(chosen[:-1], chosen[-1]["content"])
+        s_r = scorer(rejected[:-1], rejected[-1]["content"])
+        wins += s_c > s_r
+    return wins / len(pairs)
+
+
+__all__ = ["RMRunConfig", "build_reward_trainer", "pairwise_accuracy", "train_reward_model"]

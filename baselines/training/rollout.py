@@ -1,0 +1,243 @@
+"""Playing whole episodes with a Hugging Face causal LM in EMPA environments.
+
+:func:`play_episodes` runs ``B x K`` environments in lockstep: at every turn the histories of the
+episodes still running are chat-templated, left-padded and sampled from the model in one
+``generate`` call; each reply goes to its environment, whose reward is the turn's IDR. The result,
+:class:`RolloutBatch`, holds for each turn the prompt tokens (the history ``h_t``), the reply
+tokens (``a_t``) and ``r_t``, plus the padded ``rewards (B, K, T_max)`` and ``lengths (B, K)``
+that the advantage estimators take.
+
+:func:`candidate_preferences` scores K candidate replies at one context by stepping copies of an
+environment, for reward-model pairs ranked by the Judger's increment.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from baselines.training.data import preference_pairs
+
+Message = dict[str, str]
+
+
+@dataclass
+class TurnSample:
+    """One policy turn: ``h_t`` as ``prompt_ids``, ``a_t`` as ``completion_ids``, reward ``r_t``."""
+
+    case_index: int
+    rollout: int
+    turn: int
+    prompt_ids: list[int]
+    completion_ids: list[int]
+    reply: str
+    reward: float
+
+
+@dataclass
+class RolloutBatch:
+    """Everything one round of ``B`` cases x ``K`` rollouts produced."""
+
+    samples: list[TurnSample]
+    rewards: np.ndarray  # (B, K, T_max)
+    lengths: np.ndarray  # (B, K)
+    case_ids: list[str]
+    episodes: list[list[dict[str, Any]]] = field(default_factory=list)  # info["epm"] per (b, k)
+    trajectories: list[list[Any]] = field(default_factory=list)
+
+    def metrics(self) -> dict[str, float]:
+        """Means over the batch: per-turn reward, return, turns, success rate, EPM-Index."""
+        mask = np.arange(self.rewards.shape[2]) < self.lengths[..., None]
+        flat = [e for row in self.episodes for e in row if e]
+        out = {
+            "reward": float(self.rewards[mask].mean()) if mask.any() else 0.0,
+            "episode_return": float((self.rewards * mask).sum(-1).mean()),
+            "turns": float(self.lengths.mean()),
+        }
+        if flat:
+            out["success_rate"] = float(np.mean([bool(e.get("success")) for e in flat]))
+            out["epm_index"] = float(np.mean([e.get("EPM_Index") or 0.0 for e in flat]))
+        return out
+
+
+def chat_prompt_ids(
+    tokenizer: Any,
+    messages: Sequence[Message],
+    max_prompt_length: int | None = None,
+    system_prompt: str | None = None,
+) -> list[int]:
+    """Token ids of the chat-templated history with the assistant generation prompt; when longer
+    than ``max_prompt_length`` the oldest tokens are dropped (the recent context matters most)."""
+    msgs = ([{"role": "system", "content": system_prompt}] if system_prompt else []) + list(
+        messages
+    )
+    text = tokenizer.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    if max_prompt_length is not None and len(ids) > max_prompt_length:
+        ids = ids[-max_prompt_length:]
+    return ids
+
+
+@dataclass
+class GenerationSettings:
+    """Sampling of replies: ``max_new_tokens``, ``temperature``, ``top_p``, prompt budget."""
+
+    max_new_tokens: int = 48
+    temperature: float = 1.0
+    top_p: float = 1.0
+    max_prompt_length: int = 512
+    system_prompt: str | None = None
+
+
+def generate_replies(
+    model: Any, tokenizer: Any, prompts: Sequence[list[int]], settings: GenerationSettings
+) -> list[list[int]]:
+    """Sample one completion per prompt; each is cut after its first end-of-turn token."""
+    import torch
+
+    pad = tokenizer.pad_token_id
+    eos = tokenizer.eos_token_id
+    width = max(len(p) for p in prompts)
+    input_ids = torch.full((len(prompts), width), pad, dtype=torch.long)
+    attention = torch.zeros((len(prompts), width), dtype=torch.long)
+    for i, p in enumerate(prompts):
+        input_ids[i, width - len(p) :] = torch.tensor(p, dtype=torch.long)
+        attention[i, width - len(p) :] = 1
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        out = model.generate(
+            input_ids=input_ids.to(device),
+            attention_mask=attention.to(device),
+            do_sample=True,
+            temperature=settings.temperature,
+            top_p=settings.top_p,
+            top_k=0,
+            max_new_tokens=settings.max_new_tokens,
+            pad_token_id=pad,
+            eos_token_id=eos,
+        )
+    if was_training:
+        model.train()
+    completions = []
+    for row in out[:, width:].tolist():
+        ids = []
+        for tok in row:
+            ids.append(tok)
+            if tok == eos:
+                break
+        while ids and ids[-1] == pad:
+            ids.pop()
+        completions.append(ids)
+    return completions
+
+
+def play_episodes(
+    model: Any,
+    tokenizer: Any,
+    envs: Sequence[Any],
+    case_ids: Sequence[str],
+    num_rollouts: int,
+    settings: GenerationSettings | None = None,
+    seed: int = 0,
+    reply_filter: Callable[[str], str] | None = None,
+) -> RolloutBatch:
+    """Play ``len(case_ids) x num_rollouts`` whole episodes; ``envs`` must hold at least that many
+    environments (any backend; index ``b * K + k`` plays rollout ``k`` of case ``b``)."""
+    settings = settings or GenerationSettings()
+    b_count, k_count = len(case_ids), num_rollouts
+    n = b_count * k_count
+    if len(envs) < n:
+        raise ValueError(f"need {n} environments, got {len(envs)}")
+    for i in range(n):
+        envs[i].reset(seed=seed * 100_003 + i, options={"case": case_ids[i // k_count]})
+    alive = list(range(n))
+    per_episode: list[list[TurnSample]] = [[] for _ in range(n)]
+    epm_infos: list[dict[str, Any]] = [{} for _ in range(n)]
+    while alive:
+        prompts = [
+            chat_prompt_ids(
+                tokenizer,
+                envs[i].unwrapped.messages,
+                settings.max_prompt_length,
+                settings.system_prompt,
+            )
+            for i in alive
+        ]
+        completions = generate_replies(model, tokenizer, prompts, settings)
+        still = []
+        for i, prompt, completion in zip(alive, prompts, completions, strict=True):
+            reply = tokenizer.decode(completion, skip_special_tokens=True).strip()
+            if reply_filter is not None:
+                reply = reply_filter(reply)
+            _, reward, terminated, truncated, info = envs[i].step(reply)
+            per_episode[i].append(
+                TurnSample(
+                    i // k_count,
+                    i % k_count,
+                    len(per_episode[i]),
+                    prompt,
+                    completion,
+                    reply,
+                    float(reward),
+                )
+            )
+            if terminated or truncated:
+                epm_infos[i] = dict(info.get("epm") or {})
+            else:
+                still.append(i)
+        alive = still
+    lengths = np.array([len(per_episode[i]) for i in range(n)], dtype=np.int64).reshape(
+        b_count, k_count
+    )
+    rewards = np.zeros((b_count, k_count, int(lengths.max(initial=0))))
+    for i, turns in enumerate(per_episode):
+        rewards[i // k_count, i % k_count, : len(turns)] = [s.reward for s in turns]
+    return RolloutBatch(
+        samples=[s for turns in per_episode for s in turns],
+        rewards=rewards,
+        lengths=lengths,
+        case_ids=list(case_ids),
+        episodes=[epm_infos[b * k_count : (b + 1) * k_count] for b in range(b_count)],
+        trajectories=[
+            [envs[b * k_count + k].unwrapped.trajectory for k in range(k_count)]
+            for b in range(b_count)
+        ],
+    )
+
+
+def score_candidates(env: Any, candidates: Sequence[str], key: str = "delta_E") -> list[float]:
+    """The Judger's increment for each candidate reply at the env's current context.
+
+    Each candidate is played on a deep copy of the (unwrapped) environment, so the original is
+    untouched; ``key`` is ``"delta_E"`` (the effective projection ``v_t . v_star``) or
+    ``"reward"`` (the IDR). Costs one full turn (Judger, Director, Actor) per candidate. The
+    case pool is read-only and shared with the copies rather than copied.
+    """
+    scores = []
+    base = env.unwrapped
+    shared = [getattr(base, name) for name in ("cases", "_cases_by_id") if hasattr(base, name)]
+    for reply in candidates:
+        twin = copy.deepcopy(base, {id(obj): obj for obj in shared})
+        _, reward, _, _, info = twin.step(reply)
+        scores.append(float(reward) if key == "reward" else float(info[key]))
+    return scores
+
+
+def candidate_preferences(
+    env: Any, candidates: Sequence[str], key: str = "delta_E", **pair_kwargs: Any
+) -> list[dict[str, Any]]:
+    """Preference pairs at the env's current context, ranked by the Judger's increment."""
+    scores = score_candidates(env, candidates, key)
+    return preference_pairs(env.unwrapped.messages, candidates, scores, **pair_kwargs)
+
+
+__all__ = [
+    "GenerationSettings", "RolloutBatch", "TurnSample", "candidate_preferences", "chat_prompt_ids",
+    "generate_replies", "play_episodes", "score_candidates",
+]  # fmt: skip

@@ -1,0 +1,93 @@
+"""Supervised fine-tuning on environment trajectories with TRL's ``SFTTrainer``.
+
+Trajectories become conversational rows (:func:`baselines.training.data.sft_examples`) and train
+with ``assistant_only_loss=True``: the chat template's ``{% generation %}`` block marks the
+assistant's tokens, so the simulated user's turns are context, never targets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from baselines.training.data import SFTFilter, sft_examples, to_dataset
+from baselines.training.tiny import no_checkpointing
+from epm.trajectory import Trajectory
+
+
+@dataclass
+class SFTRunConfig:
+    """What :func:`train_sft` needs besides the data: the model and the TRL ``SFTConfig`` fields.
+
+    ``model`` is ``"tiny"`` (built offline) or a local checkpoint directory. ``trainer_kwargs``
+    go straight into ``trl.SFTConfig`` (e.g. ``{"max_length": 512}``).
+    """
+
+    model: str = "tiny"
+    output_dir: str = "runs/sft"
+    epochs: float = 1.0
+    learning_rate: float = 5e-4
+    batch_size: int = 4
+    max_steps: int = -1
+    seed: int = 0
+    filter: SFTFilter = field(default_factory=SFTFilter)
+    system_prompt: str | None = None
+    trainer_kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def sft_config(self) -> Any:
+        from trl import SFTConfig
+
+        kwargs: dict[str, Any] = {
+            "output_dir": self.output_dir,
+            "num_train_epochs": self.epochs,
+            "learning_rate": self.learning_rate,
+            "per_device_train_batch_size": self.batch_size,
+            "max_steps": self.max_steps,
+            "seed": self.seed,
+            "assistant_only_loss": True,
+            "bf16": False,
+            "use_cpu": True,
+            "report_to": [],
+            "logging_steps": 1,
+            "save_strategy": "no",
+            "max_length": 1024,
+        }
+        kwargs.update(no_checkpointing(SFTConfig))
+        kwargs.update(self.trainer_kwargs)
+        return SFTConfig(**kwargs)
+
+
+def build_sft_trainer(
+    rows: Sequence[dict[str, Any]], cfg: SFTRunConfig, model: Any = None, tokenizer: Any = None
+) -> Any:
+    """A ready ``trl.SFTTrainer`` over conversational ``rows`` (``{"messages": [...]}``)."""
+    from trl import SFTTrainer
+
+    from baselines.training.tiny import load_or_build
+
+    if not rows:
+        raise ValueError("no SFT examples survived the filters")
+    if model is None or tokenizer is None:
+        model, tokenizer = load_or_build(cfg.model, "causal_lm", seed=cfg.seed)
+    dataset = to_dataset([{"messages": r["messages"]} for r in rows])
+    return SFTTrainer(
+        model=model, args=cfg.sft_config(), train_dataset=dataset, processing_class=tokenizer
+    )
+
+
+def train_sft(
+    trajectories: Iterable[Trajectory], cfg: SFTRunConfig | None = None, save: bool = True
+) -> Any:
+    """Filter trajectories, build the dataset, train, optionally save; returns the trainer."""
+    cfg = cfg or SFTRunConfig()
+    rows = sft_examples(trajectories, cfg.filter, cfg.system_prompt)
+    trainer = build_sft_trainer(rows, cfg)
+    trainer.train()
+    if save:
+        trainer.save_model(cfg.output_dir)
+        trainer.processing_class.save_pretrained(cfg.output_dir)
+    return trainer
+
+
+__all__ = ["SFTRunConfig", "build_sft_trainer", "train_sft"]

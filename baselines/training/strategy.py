@@ -1,0 +1,258 @@
+"""A strategy-level policy for the CPU experiment: a small torch network picks a reply strategy.
+
+The action space is a fixed menu of reply strategies written for this experiment (not tuned
+against the Judger's rules, which the policy never sees). A strategy turns the conversation into
+a reply by filling one of its phrasings with the user's own recent words and the feeling they
+named; the variants keep the wording fresh across a long episode. Some strategies are good at the
+right moment (validating, clarifying, reframing, affirming, handing agency back, advising once
+rapport exists), some are poor choices at any time (platitudes, lecturing, templated cheer).
+
+The policy sees only the conversation, through :func:`features`: the turn index, which
+strategies it used and how recently, and surface cues of the user's last message (length,
+question, a feeling named, guardedness, thanks, a small hashed bag of words).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+Message = dict[str, str]
+
+_WORD = re.compile(r"[a-z][a-z']+")
+_STOP = frozenset(
+    ("about", "after", "again", "also", "always", "anything", "because", "been", "being",
+     "cannot", "could", "didn't", "does", "doesn't", "don't", "even", "every", "everyone",
+     "from", "going", "have", "having", "here", "i'm", "into", "it's", "just", "know", "like",
+     "maybe", "more", "much", "never", "nothing", "only", "other", "really", "said", "same",
+     "should", "since", "some", "someone", "something", "still", "than", "that", "that's",
+     "their", "them", "then", "there", "these", "they", "thing", "things", "think", "this",
+     "those", "time", "told", "very", "want", "wanted", "well", "were", "what", "when", "where",
+     "which", "while", "with", "would", "yeah", "your", "you're", "okay", "whatever", "guess",
+     "sure", "kind", "today", "back", "last", "first", "make", "made", "feel", "feels", "felt",
+     "keep", "kept", "tell", "says", "thanks")
+)  # fmt: skip
+#: Feelings the policy listens for in the user's words (its own list, written for it).
+FEELINGS = (
+    "tired", "exhausted", "drained", "angry", "furious", "frustrated", "sad", "lonely", "alone",
+    "scared", "afraid", "anxious", "worried", "stressed", "guilty", "ashamed", "hurt", "lost",
+    "stuck", "overwhelmed", "embarrassed", "numb", "upset", "confused", "disappointed", "jealous",
+    "nervous", "bitter", "empty", "broken", "helpless", "hopeless", "invisible", "trapped",
+    "useless", "resentful", "torn", "defeated", "crushed", "rejected", "unseen", "heartbroken",
+)  # fmt: skip
+_FEELINGS = frozenset(FEELINGS)
+_GUARDED = (
+    "i don't know",
+    "whatever",
+    "it's fine",
+    "i'm fine",
+    "doesn't matter",
+    "never mind",
+    "not sure",
+)
+_THANKS = ("thank", "helps", "that's true", "you're right", "maybe you're", "i never thought")
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A named way of replying; ``phrasings`` use ``{a}``, ``{b}`` (the user's words), ``{feel}``.
+
+    A compound strategy has no phrasings of its own but ``parts``: its reply is one sentence of
+    each part, in order (e.g. validate, then ask a clarifying question).
+    """
+
+    name: str
+    phrasings: tuple[str, ...] = ()
+    parts: tuple[Strategy, ...] = ()
+
+    def reply(self, messages: Sequence[Message], rng: random.Random) -> str:
+        if self.parts:
+            return " ".join(p.reply(messages, rng) for p in self.parts)
+        a, b = user_words(messages)
+        feel = last_feeling(messages)
+        return rng.choice(self.phrasings).format(a=a, b=b, feel=feel)
+
+
+SINGLE_STRATEGIES: tuple[Strategy, ...] = (
+    Strategy("validate", (
+        "That sounds so {feel}. No wonder you feel {feel}, with {a} and {b} on you.",
+        "Of course you feel {feel}. Carrying {a} and {b} like this would wear anyone down.",
+        "It makes sense that you feel {feel} about {a}; {b} has been a lot.",
+        "That's heavy. Feeling {feel} after {a} and {b} is understandable.",
+        "I can see why you feel {feel}. {a} and {b} would shake most people.",
+        "Anyone in your place would feel {feel} about {a} and {b}.",
+    )),
+    Strategy("clarify", (
+        "It sounds like the hardest part is {a}, more than {b}. Is that right?",
+        "So what you're saying is that {a} matters because of {b}?",
+        "If I'm hearing you right, {a} keeps pulling you back to {b}.",
+        "Do you mean that {a} is what hurts, or is it more about {b}?",
+        "What part of {a} weighs on you the most right now, with {b} in the picture?",
+        "It seems like {a} and {b} are tangled together for you. Which comes first?",
+    )),
+    Strategy("resonate", (
+        "I wonder if, underneath the {feel}, part of you feels alone with {a}.",
+        "Maybe deep down {a} touches something older than {b}, something like being unseen.",
+        "Part of you might be grieving {a}, not just feeling {feel} about {b}.",
+        "Beneath all of {a}, I wonder if there's a fear that {b} says something about you.",
+        "It might be that {a} hurts because part of you hoped {b} would go differently.",
+    )),
+    Strategy("reframe", (
+        "What if {a} is less a sign of failing and more a sign of how much {b} matters to you?",
+        "Another way to see {a}: it doesn't have to mean you got {b} wrong.",
+        "Maybe it's not about {a} being your fault; {b} says more about the situation.",
+        "Rather than proof that you're failing, {a} could mean you were stretched by {b}.",
+        "Instead of seeing {a} as the end, it could also be read as {b} asking for a change.",
+    )),
+    Strategy("affirm", (
+        "You've kept going through {a} and {b}, and that is not nothing.",
+        "The fact that you still showed up for {a}, even with {b}, took real strength.",
+        "You've been carrying {a} and still made room for {b}. That took courage.",
+        "It took guts to keep facing {a} while {b} was happening.",
+        "You have held {a} together for a long time, even with {b}.",
+    )),
+    Strategy("empower", (
+        "It's your call what to do about {a}. What matters most to you in {b}?",
+        "You get to decide how {a} fits with {b}. What would you want, on your own terms?",
+        "You know yourself. What do you need from {a} now, and from {b}?",
+        "What would you want {a} to look like, if {b} were yours to shape?",
+        "You have every right to choose what {a} means. What matters most to you here?",
+    )),
+    Strategy("advise", (
+        "One small step could be to talk to someone you trust about {a} and {b}.",
+        "You could try writing down what {a} and {b} each ask of you this week.",
+        "Would it help to plan one concrete thing about {a} before worrying about {b}?",
+        "Maybe try setting aside an hour for {a}, and leave {b} for later.",
+        "One option is to tell them plainly how {a} and {b} are affecting you.",
+    )),
+    Strategy("platitude", (
+        "I totally understand. Everything happens for a reason, even {a}.",
+        "I know exactly how you feel. Time heals, and {a} will pass.",
+        "Look on the bright side: {a} could be worse, and things always work out.",
+        "Life is like that sometimes. It is what it is with {a}.",
+    )),
+    Strategy("lecture", (
+        "You need to stop worrying about {a} and just deal with {b}.",
+        "Honestly, you should just move on from {a}. It's not that big a deal.",
+        "You have to be more positive about {a}; dwelling on {b} won't help.",
+        "You're overthinking {a}. Just focus on {b} and get on with it.",
+    )),
+    Strategy("cheer", (
+        "You've got this! Stay strong and keep smiling through {a}!",
+        "Stay positive! Every cloud has a silver lining, even {a}!",
+        "Believe in yourself and {a} will be fine! You can do anything!",
+        "Chin up! {a} is just a bump in the road!",
+    )),
+)  # fmt: skip
+_BY_NAME = {s.name: s for s in SINGLE_STRATEGIES}
+
+
+def _compound(*names: str) -> Strategy:
+    return Strategy("+".join(names), parts=tuple(_BY_NAME[n] for n in names))
+
+
+#: The action space: ten single strategies and six two-part ones.
+STRATEGIES: tuple[Strategy, ...] = SINGLE_STRATEGIES + (
+    _compound("validate", "clarify"),
+    _compound("clarify", "affirm"),
+    _compound("affirm", "empower"),
+    _compound("validate", "affirm"),
+    _compound("clarify", "reframe"),
+    _compound("resonate", "empower"),
+)
+STRATEGY_NAMES: tuple[str, ...] = tuple(s.name for s in STRATEGIES)
+
+
+def _user_messages(messages: Sequence[Message]) -> list[str]:
+    return [m["content"] for m in messages if m["role"] == "user"]
+
+
+def user_words(messages: Sequence[Message]) -> tuple[str, str]:
+    """Two content words from the user's latest messages (latest first), for the phrasings."""
+    picked: list[str] = []
+    for text in reversed(_user_messages(messages)[-2:]):
+        for w in reversed(_WORD.findall(text.lower())):
+            w = w.strip("'")
+            if len(w) >= 4 and w not in _STOP and w not in _FEELINGS and w not in picked:
+                picked.append(w)
+            if len(picked) == 2:
+                return picked[0], picked[1]
+    picked += ["this", "everything"][len(picked) :]
+    return picked[0], picked[1]
+
+
+def last_feeling(messages: Sequence[Message]) -> str:
+    """The feeling the user named most recently (``"worn down"`` when none was named)."""
+    for text in reversed(_user_messages(messages)):
+        for w in reversed(_WORD.findall(text.lower())):
+            if w in _FEELINGS:
+                return w
+    return "worn down"
+
+
+HASH_BUCKETS = 16
+N_STRATEGIES = len(STRATEGIES)
+FEATURE_DIM = 2 + 2 * N_STRATEGIES + 1 + 6 + HASH_BUCKETS
+
+
+def features(
+    messages: Sequence[Message], actions: Sequence[int], max_turns: int = 45
+) -> np.ndarray:
+    """The policy's view of the conversation, a vector of :data:`FEATURE_DIM` floats."""
+    t = len(actions)
+    x = np.zeros(FEATURE_DIM, dtype=np.float32)
+    x[0] = t / max_turns
+    x[1] = min(t, 12) / 12.0
+    o = 2
+    if actions:
+        x[o + actions[-1]] = 1.0
+        counts = np.bincount(np.asarray(actions), minlength=N_STRATEGIES)[:N_STRATEGIES]
+        x[o + N_STRATEGIES : o + 2 * N_STRATEGIES] = counts / t
+        run = 1
+        while run < t and actions[-1 - run] == actions[-1]:
+            run += 1
+        x[o + 2 * N_STRATEGIES] = min(run, 5) / 5.0
+    o += 2 * N_STRATEGIES + 1
+    users = _user_messages(messages)
+    last = users[-1].lower() if users else ""
+    tokens = _WORD.findall(last)
+    x[o + 0] = min(len(tokens), 60) / 60.0
+    x[o + 1] = float("?" in last)
+    x[o + 2] = float(any(w in _FEELINGS for w in tokens))
+    x[o + 3] = float(any(c in last for c in _GUARDED))
+    x[o + 4] = float(any(c in last for c in _THANKS))
+    x[o + 5] = min(len(users), 45) / 45.0
+    o += 6
+    for w in tokens:
+        if w not in _STOP and len(w) >= 4:
+            x[o + zlib.crc32(w.encode()) % HASH_BUCKETS] += 1.0
+    x[o : o + HASH_BUCKETS] = np.minimum(x[o : o + HASH_BUCKETS], 3.0) / 3.0
+    return x
+
+
+def build_policy(hidden: int = 64, seed: int = 0) -> object:
+    """A two-layer MLP ``features -> logits over STRATEGIES`` (torch)."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    net = nn.Sequential(
+        nn.Linear(FEATURE_DIM, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
+        nn.Linear(hidden, N_STRATEGIES),
+    )  # fmt: skip
+    with torch.no_grad():  # start near uniform: every strategy gets tried
+        net[-1].weight.mul_(0.01)
+        net[-1].bias.zero_()
+    return net
+
+
+__all__ = [
+    "FEATURE_DIM", "FEELINGS", "N_STRATEGIES", "SINGLE_STRATEGIES", "STRATEGIES", "STRATEGY_NAMES",
+    "Strategy",
+    "build_policy", "features", "last_feeling", "user_words",
+]  # fmt: skip

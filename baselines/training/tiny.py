@@ -1,0 +1,200 @@
+"""A tiny causal LM and tokenizer built entirely offline, for tests, examples and CPU runs.
+
+* tokenizer: byte-level BPE trained with ``tokenizers`` on local text (the package's own case and
+  lexicon files plus a few built-in sentences, or any texts you pass), wrapped in a
+  ``PreTrainedTokenizerFast`` with a ChatML chat template whose assistant turns carry
+  ``{% generation %}`` markers (so TRL's ``assistant_only_loss`` masks everything else);
+* model: ``LlamaConfig`` (hidden 64, 2 layers) instantiated with random weights via
+  ``from_config``. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import baselines.training  # noqa: F401  (sets the offline environment variables)
+
+SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|pad|>")
+
+#: ChatML. The assistant's content *and* its ``<|im_end|>`` sit inside the generation block, so
+#: the model learns to stop; system and user turns are never in it.
+CHATML_TEMPLATE = (
+    "{%- for message in messages -%}"
+    "{%- if message['role'] == 'assistant' -%}"
+    "{{- '<|im_start|>assistant\\n' -}}"
+    "{%- generation -%}{{- message['content'] + '<|im_end|>' -}}{%- endgeneration -%}"
+    "{{- '\\n' -}}"
+    "{%- else -%}"
+    "{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' -}}"
+    "{%- endif -%}"
+    "{%- endfor -%}"
+    "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}{%- endif -%}"
+)
+
+_BUILTIN_TEXT = """\
+I hear how heavy this has been for you, and it makes sense that you feel worn out.
+It sounds like the hardest part is not knowing whether anyone noticed how hard you tried.
+What part of it keeps coming back to you at night?
+You have kept going through all of this, and that is not nothing.
+Maybe it is less about failing and more about how much you care.
+You get to decide what matters most to you here.
+One small step could be to write down what you would want to say to them.
+I'm tired. Work was long again and my sister still hasn't called me back.
+I don't know, I just feel like I keep messing things up with everyone.
+Thanks, that actually helps a bit. I never thought of it that way.
+"""
+
+
+def default_corpus() -> list[str]:
+    """Local text to train the tokenizer on: built-in sentences plus the text files (YAML, Markdown)
+    shipped inside the ``empa_env`` package (cases, lexicons)."""
+    texts = [_BUILTIN_TEXT]
+    try:
+        import empa_env
+
+        root = Path(empa_env.__file__).parent
+        for path in sorted(root.rglob("*")):
+            if path.suffix in {".yaml", ".yml", ".md", ".txt"} and path.is_file():
+                texts.append(path.read_text(encoding="utf-8", errors="ignore"))
+    except ImportError:  # pragma: no cover - empa_env is part of this repo
+        pass
+    return texts
+
+
+def build_tokenizer(texts: Iterable[str] | None = None, vocab_size: int = 1024) -> Any:
+    """Train a byte-level BPE tokenizer on ``texts`` and wrap it for ``transformers``."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    texts = list(texts) if texts is not None else default_corpus()
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=list(SPECIAL_TOKENS),
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(texts, trainer=trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        bos_token="<|endoftext|>",
+        eos_token="<|im_end|>",
+        pad_token="<|pad|>",
+        unk_token=None,
+    )
+    fast.chat_template = CHATML_TEMPLATE
+    fast.padding_side = "left"  # generation pads on the left; training code sets what it needs
+    return fast
+
+
+@dataclass(frozen=True)
+class TinyConfig:
+    """Size of the tiny Llama. Defaults: hidden 64, 2 layers, 4 heads."""
+
+    hidden_size: int = 64
+    intermediate_size: int = 128
+    num_hidden_layers: int = 2
+    num_attention_heads: int = 4
+    max_position_embeddings: int = 4096
+    vocab_size: int = 1024
+
+
+def _llama_config(tokenizer: Any, cfg: TinyConfig, **extra: Any) -> Any:
+    from transformers import LlamaConfig
+
+    return LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=cfg.hidden_size,
+        intermediate_size=cfg.intermediate_size,
+        num_hidden_layers=cfg.num_hidden_layers,
+        num_attention_heads=cfg.num_attention_heads,
+        num_key_value_heads=cfg.num_attention_heads,
+        max_position_embeddings=cfg.max_position_embeddings,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        tie_word_embeddings=True,
+        **extra,
+    )
+
+
+def build_tiny_causal_lm(
+    tokenizer: Any | None = None, cfg: TinyConfig | None = None, seed: int = 0
+) -> tuple[Any, Any]:
+    """``(model, tokenizer)``: a randomly initialised tiny ``LlamaForCausalLM``, its tokenizer."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    cfg = cfg or TinyConfig()
+    tokenizer = tokenizer or build_tokenizer(vocab_size=cfg.vocab_size)
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_config(_llama_config(tokenizer, cfg))
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.bos_token_id = tokenizer.bos_token_id
+    return model, tokenizer
+
+
+def build_tiny_reward_model(
+    tokenizer: Any | None = None, cfg: TinyConfig | None = None, seed: int = 0
+) -> tuple[Any, Any]:
+    """``(model, tokenizer)``: a tiny ``LlamaForSequenceClassification`` with one output."""
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    cfg = cfg or TinyConfig()
+    tokenizer = tokenizer or build_tokenizer(vocab_size=cfg.vocab_size)
+    torch.manual_seed(seed)
+    model = AutoModelForSequenceClassification.from_config(
+        _llama_config(tokenizer, cfg, num_labels=1)
+    )
+    return model, tokenizer
+
+
+def no_checkpointing(config_cls: type) -> dict[str, bool]:
+    """Keyword arguments that turn activation checkpointing off (TRL configs default it on, which
+    only slows a tiny CPU model): ``activation_checkpointing`` on recent ``transformers``, its
+    older name ``gradient_checkpointing`` otherwise."""
+    names = {f.name for f in dataclasses.fields(config_cls)}
+    key = (
+        "activation_checkpointing"
+        if "activation_checkpointing" in names
+        else "gradient_checkpointing"
+    )
+    return {key: False}
+
+
+def load_or_build(name_or_path: str, kind: str = "causal_lm", seed: int = 0) -> tuple[Any, Any]:
+    """``"tiny"`` builds a fresh tiny model; anything else loads a *local* checkpoint directory."""
+    if name_or_path == "tiny":
+        builder = build_tiny_causal_lm if kind == "causal_lm" else build_tiny_reward_model
+        return builder(seed=seed)
+    from transformers import (
+        AutoModelForCausalLM,
+        AutoModelForSequenceClassification,
+        AutoTokenizer,
+    )
+
+    path = Path(name_or_path)
+    if not path.is_dir():
+        raise FileNotFoundError(f"{name_or_path!r} is neither 'tiny' nor a local model directory")
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    if kind == "causal_lm":
+        model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
+    else:
+        model = AutoModelForSequenceClassification.from_pretrained(
+            path, num_labels=1, local_files_only=True
+        )
+    return model, tokenizer
+
+
+__all__ = [
+    "CHATML_TEMPLATE", "SPECIAL_TOKENS", "TinyConfig", "build_tiny_causal_lm",
+    "build_tiny_reward_model", "build_tokenizer", "default_corpus", "load_or_build",
+]  # fmt: skip

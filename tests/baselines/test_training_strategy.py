@@ -1,0 +1,119 @@
+"""The strategy-level policy of the CPU experiment and the experiment's table/figure helpers."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from baselines.training.strategy import (
+    FEATURE_DIM,
+    N_STRATEGIES,
+    STRATEGIES,
+    features,
+    last_feeling,
+    user_words,
+)
+
+CONV = [
+    {"role": "user", "content": "I'm so exhausted. My manager ignored the report again."},
+    {"role": "assistant", "content": "That sounds hard."},
+    {"role": "user", "content": "Whatever. I don't know why I keep trying at this job?"},
+]
+
+
+def test_user_words_and_feeling_come_from_the_user():
+    a, b = user_words(CONV)
+    assert (a, b) == ("trying", "report")  # latest first; short and filler words skipped
+    assert last_feeling(CONV) == "exhausted"
+    assert user_words([]) == ("this", "everything")
+    assert last_feeling([{"role": "user", "content": "hello"}]) == "worn down"
+
+
+def test_every_strategy_fills_its_phrasings():
+    for s in STRATEGIES:
+        replies = {s.reply(CONV, random.Random(i)) for i in range(60)}
+        if s.parts:
+            assert len(replies) > max(len(p.phrasings) for p in s.parts)
+            assert all(r.count(". ") + r.count("? ") + r.count("! ") >= 1 for r in replies)
+        else:
+            assert len(replies) == len(s.phrasings) >= 4
+        assert all("{" not in r and r.strip() for r in replies)
+    assert len({s.name for s in STRATEGIES}) == len(STRATEGIES) == 16
+
+
+def test_features_describe_the_conversation():
+    x0 = features(CONV[:1], [])
+    x = features(CONV, [1])
+    assert x.shape == (FEATURE_DIM,) and x.dtype == np.float32
+    assert np.all(np.isfinite(x)) and np.all(x >= 0)
+    assert x[2 + 1] == 1.0 and x0[2 + 1] == 0.0  # previous action one-hot
+    assert not np.array_equal(x, x0)
+    guarded = 2 + 2 * N_STRATEGIES + 1 + 3
+    assert x[guarded] == 1.0 and x0[guarded] == 0.0
+
+
+@pytest.mark.train
+def test_policy_and_loss():
+    torch = pytest.importorskip("torch")
+    from baselines.training.experiment import EpisodeBatch, pg_loss
+    from baselines.training.strategy import build_policy
+
+    net = build_policy(seed=0)
+    x = torch.from_numpy(np.stack([features(CONV, [0]), features(CONV[:1], [])]))
+    probs = torch.softmax(net(x), -1)
+    assert probs.shape == (2, N_STRATEGIES)
+    assert torch.allclose(
+        probs, torch.full_like(probs, 1 / N_STRATEGIES), atol=0.02
+    )  # ~uniform start
+    rng = np.random.default_rng(0)
+    batch = EpisodeBatch(
+        rewards=rng.normal(size=(2, 2, 3)), lengths=np.array([[3, 2], [1, 3]]),
+        feats=rng.random((2, 2, 3, FEATURE_DIM)).astype(np.float32),
+        actions=rng.integers(0, N_STRATEGIES, size=(2, 2, 3)), epm=[{}] * 4,
+    )  # fmt: skip
+    net.zero_grad()
+    pg_loss(net, batch, np.zeros((2, 2, 3))).backward()
+    assert all(torch.count_nonzero(p.grad) == 0 for p in net.parameters())
+    net.zero_grad()
+    adv = np.zeros((2, 2, 3))
+    adv[0, 0, 0] = 1.0
+    loss = pg_loss(net, batch, adv)
+    loss.backward()
+    assert any(torch.count_nonzero(p.grad) > 0 for p in net.parameters())
+    # padded turns never count: advantages beyond the lengths change nothing
+    adv2 = adv.copy()
+    adv2[0, 1, 2] = 50.0
+    assert pg_loss(net, batch, adv2).item() == pytest.approx(loss.item())
+
+
+def test_table_and_markdown_shape():
+    from baselines.training.experiment import markdown, table
+
+    results = pd.DataFrame(
+        [{"method": m, "seed": s, "pass": p, "score": sc, "turns": 20.0}
+         for m, s, p, sc in [("base", 0, 0, 10.0), ("base", 1, 0, 12.0),
+                             ("mica", 0, 3, 40.0), ("mica", 1, 5, 44.0),
+                             ("grpo", 0, 1, 30.0), ("grpo", 1, 1, 30.0)]]
+    )  # fmt: skip
+    tab = table(results)
+    assert list(tab["Method"]) == ["Base (untrained)", "GRPO", "MICA"]
+    assert tab.loc[tab["Method"] == "MICA", "Pass"].item() == "4.0 ± 1.4"
+    assert tab.loc[tab["Method"] == "GRPO", "Score"].item() == "30.0 ± 0.0"
+    md = markdown(tab)
+    assert md.splitlines()[0].startswith("| Method | Pass | Score")
+    assert len(md.splitlines()) == 2 + len(tab)
+
+
+def test_figure_from_curves():
+    pytest.importorskip("matplotlib")
+    from baselines.training.experiment import figure
+
+    curves = pd.DataFrame(
+        [{"method": m, "seed": s, "iteration": i, "episodes": 8 * i, "return": i * (s + 1.0),
+          "success_rate": 0.1 * i} for m in ("mica", "grpo") for s in (0, 1) for i in range(1, 6)]
+    )  # fmt: skip
+    fig = figure(curves)
+    assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 2
