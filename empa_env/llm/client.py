@@ -1,0 +1,523 @@
+"""The one client layer every LLM role goes through (LiteLLM ``acompletion``).
+
+It owns everything about *calling* a model, so roles only build messages and parse answers:
+
+* retries with exponential backoff and a cap (``min(backoff_cap, backoff_base * 2**k)`` with
+  jitter), a per-call timeout, and a concurrency limit per model (shared by every client in the
+  process that talks to the same model and endpoint);
+* provider errors classified as retryable (timeouts, connection errors, 408/409/429, 5xx) or not
+  (authentication, bad request, context window, content policy, not found);
+* the persistent response cache (:mod:`empa_env.llm.cache`): a hit makes no call at all;
+* token and cost accounting per role, collected in a :class:`UsageLedger` for the run.
+
+API keys come only from the caller's options or the environment (``api_key_env``); they are
+never part of a cache key, a cached payload, ``describe()`` output, or an error message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import threading
+import time
+import weakref
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from empa_env.llm.cache import ResponseCache, cache_key, shared_cache
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+#: HTTP statuses worth another try.
+RETRYABLE_STATUS: frozenset[int] = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 529})
+
+
+# --------------------------------------------------------------------------------------------
+# errors
+# --------------------------------------------------------------------------------------------
+class LLMCallError(RuntimeError):
+    """A call that did not produce a response: ``kind`` says why, ``retryable`` whether retries
+    were (or would have been) attempted, ``attempts`` how many requests were made."""
+
+    def __init__(self, kind: str, message: str, retryable: bool, attempts: int) -> None:
+        super().__init__(f"{kind}: {message}")
+        self.kind = kind
+        self.retryable = retryable
+        self.attempts = attempts
+
+
+def classify_error(exc: BaseException) -> tuple[str, bool]:
+    """``(kind, retryable)`` for an exception raised by a provider call."""
+    if isinstance(exc, asyncio.TimeoutError | TimeoutError):
+        return "timeout", True
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    if not isinstance(status, int):
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+    by_name = {
+        "Timeout": ("timeout", True),
+        "APITimeoutError": ("timeout", True),
+        "APIConnectionError": ("connection", True),
+        "RateLimitError": ("rate_limit", True),
+        "ServiceUnavailableError": ("server_error", True),
+        "InternalServerError": ("server_error", True),
+        "BadGatewayError": ("server_error", True),
+        "AuthenticationError": ("auth", False),
+        "PermissionDeniedError": ("auth", False),
+        "NotFoundError": ("not_found", False),
+        "ContextWindowExceededError": ("context_window", False),
+        "ContentPolicyViolationError": ("content_policy", False),
+        "UnsupportedParamsError": ("bad_request", False),
+        "UnprocessableEntityError": ("bad_request", False),
+        "BadRequestError": ("bad_request", False),
+        "BudgetExceededError": ("budget", False),
+    }
+    for klass in type(exc).__mro__:
+        if klass.__name__ in by_name:
+            return by_name[klass.__name__]
+    if isinstance(status, int):
+        if status in RETRYABLE_STATUS or status >= 500:
+            return "server_error" if status >= 500 else "rate_limit", True
+        if status in (401, 403):
+            return "auth", False
+        return "bad_request", False
+    if isinstance(exc, ConnectionError | OSError):
+        return "connection", True
+    if name == "APIError" or isinstance(exc, json.JSONDecodeError):
+        return "server_error", True  # an unreadable body from the server: transient
+    return "other", False
+
+
+def _scrub(text: str, secrets: Sequence[str | None]) -> str:
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text[:500]
+
+
+# --------------------------------------------------------------------------------------------
+# accounting
+# --------------------------------------------------------------------------------------------
+@dataclass
+class RoleUsage:
+    """What one role cost in a run. ``failures`` are role-level (a judge failure, a Director
+    fallback), keyed by reason; ``errors`` are provider errors, keyed by kind."""
+
+    requests: int = 0
+    responses: int = 0
+    cache_hits: int = 0
+    retries: int = 0
+    repairs: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    errors: dict[str, int] = field(default_factory=dict)
+    failures: dict[str, int] = field(default_factory=dict)
+
+    def add(self, other: RoleUsage) -> None:
+        for name in (
+            "requests", "responses", "cache_hits", "retries", "repairs", "prompt_tokens",
+            "completion_tokens", "cost_usd", "latency_s",
+        ):  # fmt: skip
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for mine, theirs in ((self.errors, other.errors), (self.failures, other.failures)):
+            for key, count in theirs.items():
+                mine[key] = mine.get(key, 0) + count
+
+    def as_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["cost_usd"] = round(self.cost_usd, 8)
+        out["latency_s"] = round(self.latency_s, 4)
+        return out
+
+
+class UsageLedger:
+    """Token, cost, cache and failure counts per role for one run (thread- and task-safe)."""
+
+    def __init__(self) -> None:
+        self._roles: dict[str, RoleUsage] = {}
+        self._lock = threading.Lock()
+
+    def role(self, name: str) -> RoleUsage:
+        with self._lock:
+            return self._roles.setdefault(name, RoleUsage())
+
+    def _bump(self, role: str, **fields: float) -> None:
+        with self._lock:
+            usage = self._roles.setdefault(role, RoleUsage())
+            for key, value in fields.items():
+                setattr(usage, key, getattr(usage, key) + value)
+
+    def _count(self, role: str, table: str, key: str) -> None:
+        with self._lock:
+            usage = self._roles.setdefault(role, RoleUsage())
+            counts = getattr(usage, table)
+            counts[key] = counts.get(key, 0) + 1
+
+    def record_failure(self, role: str, reason: str) -> None:
+        """A role-level failure (e.g. a judge turn recorded as failed), by reason."""
+        self._count(role, "failures", reason)
+
+    def record_repair(self, role: str) -> None:
+        self._bump(role, repairs=1)
+
+    def merge(self, other: UsageLedger) -> None:
+        for name, usage in other.snapshot_objects().items():
+            with self._lock:
+                self._roles.setdefault(name, RoleUsage()).add(usage)
+
+    def snapshot_objects(self) -> dict[str, RoleUsage]:
+        with self._lock:
+            return {k: RoleUsage(**asdict(v)) for k, v in self._roles.items()}
+
+    def snapshot(self) -> dict[str, dict[str, Any]]:
+        """``{role: counts, ..., "total": counts}``, JSON-ready (no credentials, no text)."""
+        roles = self.snapshot_objects()
+        total = RoleUsage()
+        for usage in roles.values():
+            total.add(usage)
+        out = {name: usage.as_dict() for name, usage in sorted(roles.items())}
+        out["total"] = total.as_dict()
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# configuration and results
+# --------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ClientConfig:
+    """How to reach one model. ``api_key`` is held only in memory (``repr=False``); prefer
+    ``api_key_env``, the name of an environment variable to read it from."""
+
+    model: str
+    api_base: str | None = None
+    api_key: str | None = field(default=None, repr=False, compare=False)
+    api_key_env: str | None = None
+    timeout: float = 60.0
+    max_retries: int = 3
+    backoff_base: float = 0.5
+    backoff_cap: float = 8.0
+    max_concurrency: int = 16
+    temperature: float | None = 0.0
+    max_tokens: int | None = 1024
+    seed: int | None = None
+    cache_path: str | None = None
+    #: USD per 1M tokens (input, output) for models LiteLLM has no price for (e.g. local ones).
+    price_per_mtok: tuple[float, float] | None = None
+    extra_params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.model:
+            raise ValueError("model must be a non-empty LiteLLM model name, e.g. 'openai/gpt-4o'")
+        if self.timeout <= 0 or self.max_retries < 0 or self.max_concurrency < 1:
+            raise ValueError("timeout > 0, max_retries >= 0 and max_concurrency >= 1 are required")
+
+    def resolved_api_key(self) -> str | None:
+        if self.api_key:
+            return self.api_key
+        if self.api_key_env:
+            return os.environ.get(self.api_key_env) or None
+        return None
+
+    def public(self) -> dict[str, Any]:
+        """The configuration as recorded with results: no key, no endpoint credentials."""
+        return {
+            "model": self.model,
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+            "max_concurrency": self.max_concurrency,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+            "local_endpoint": bool(self.api_base),
+        }
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One model answer. ``cached`` answers cost nothing and made no request."""
+
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    model: str = ""
+    cached: bool = False
+    attempts: int = 0
+    latency_s: float = 0.0
+
+    def payload(self) -> dict[str, Any]:
+        """What the cache stores (answer and usage only)."""
+        return {
+            "text": self.text,
+            "tool_calls": [asdict(t) for t in self.tool_calls],
+            "finish_reason": self.finish_reason,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": self.cost_usd,
+            "model": self.model,
+        }
+
+    @classmethod
+    def from_payload(cls, data: Mapping[str, Any]) -> Completion:
+        return cls(
+            text=str(data.get("text") or ""),
+            tool_calls=tuple(ToolCall(**t) for t in data.get("tool_calls") or ()),
+            finish_reason=data.get("finish_reason"),
+            prompt_tokens=int(data.get("prompt_tokens") or 0),
+            completion_tokens=int(data.get("completion_tokens") or 0),
+            cost_usd=float(data.get("cost_usd") or 0.0),
+            model=str(data.get("model") or ""),
+            cached=True,
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# per-model concurrency, per event loop (asyncio primitives belong to one loop)
+# --------------------------------------------------------------------------------------------
+_LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
+    weakref.WeakKeyDictionary()
+)
+_LIMITS_LOCK = threading.Lock()
+
+
+def model_semaphore(key: str, limit: int) -> asyncio.Semaphore:
+    """The semaphore limiting concurrent requests to ``key`` in the running loop.
+
+    Clients with the same model, endpoint and limit share one semaphore; a client configured with
+    a different limit gets its own, so one small default never throttles a larger setting.
+    """
+    loop = asyncio.get_running_loop()
+    slot = f"{key}#{limit}"
+    with _LIMITS_LOCK:
+        table = _LIMITS.setdefault(loop, {})
+        if slot not in table:
+            table[slot] = asyncio.Semaphore(limit)
+        return table[slot]
+
+
+_WARM = threading.Event()
+
+
+def _mark_warm() -> None:
+    _WARM.set()
+
+
+def _outer_timeout(cfg: ClientConfig) -> float | None:
+    """A hard wall-clock cap over LiteLLM's own (per-operation) timeout.
+
+    LiteLLM imports a large part of its provider code lazily during the first call of a process,
+    which can take seconds on a busy machine; that one call is left to LiteLLM's own timeout.
+    """
+    return cfg.timeout + 1.0 if _WARM.is_set() else None
+
+
+def _litellm() -> Any:
+    """Import LiteLLM lazily: a run served entirely from the cache never pays its import."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.telemetry = False
+    return litellm
+
+
+# --------------------------------------------------------------------------------------------
+# the client
+# --------------------------------------------------------------------------------------------
+class LLMClient:
+    """Calls one model through LiteLLM with retries, a timeout, a concurrency limit and a cache."""
+
+    def __init__(
+        self,
+        config: ClientConfig,
+        ledger: UsageLedger | None = None,
+        cache: ResponseCache | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.config = config
+        self.ledger = ledger if ledger is not None else UsageLedger()
+        if cache is None and config.cache_path:
+            cache = shared_cache(config.cache_path)
+        self.cache = cache
+        self._rng = rng or random.Random(0)
+
+    @property
+    def limit_key(self) -> str:
+        return f"{self.config.model}@{self.config.api_base or 'provider'}"
+
+    def backoff(self, attempt: int) -> float:
+        """Delay before retry ``attempt`` (0-based): capped exponential, jittered in [0.5, 1]x."""
+        cfg = self.config
+        return min(cfg.backoff_cap, cfg.backoff_base * (2**attempt)) * (
+            0.5 + 0.5 * self._rng.random()
+        )
+
+    def request_params(
+        self,
+        response_format: Mapping[str, Any] | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: Any = None,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The request's model parameters (part of the cache key; never credentials)."""
+        cfg = self.config
+        params: dict[str, Any] = {}
+        if cfg.temperature is not None:
+            params["temperature"] = cfg.temperature
+        if cfg.max_tokens is not None:
+            params["max_tokens"] = cfg.max_tokens
+        if cfg.seed is not None:
+            params["seed"] = cfg.seed
+        params.update(cfg.extra_params)
+        if response_format is not None:
+            params["response_format"] = dict(response_format)
+        if tools:
+            params["tools"] = [dict(t) for t in tools]
+            if tool_choice is not None:
+                params["tool_choice"] = tool_choice
+        if overrides:
+            params.update(overrides)
+        return params
+
+    async def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        role: str,
+        prompt_version: str,
+        response_format: Mapping[str, Any] | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: Any = None,
+        overrides: Mapping[str, Any] | None = None,
+        use_cache: bool = True,
+    ) -> Completion:
+        """One answer for ``messages``; raises :class:`LLMCallError` when none could be had."""
+        cfg = self.config
+        messages = [dict(m) for m in messages]
+        params = self.request_params(response_format, tools, tool_choice, overrides)
+        key = cache_key(cfg.model, messages, params, prompt_version)
+        if use_cache and self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.ledger._bump(role, cache_hits=1)
+                return Completion.from_payload(hit)
+
+        completion = await self._call_with_retries(messages, params, role)
+        if self.cache is not None:
+            self.cache.put(key, completion.payload(), cfg.model, prompt_version)
+        return completion
+
+    async def _call_with_retries(
+        self, messages: list[dict[str, Any]], params: dict[str, Any], role: str
+    ) -> Completion:
+        cfg = self.config
+        secret = cfg.resolved_api_key()
+        semaphore = model_semaphore(self.limit_key, cfg.max_concurrency)
+        _litellm()  # import before any timer starts: the first import takes seconds
+        last_kind, last_message = "other", ""
+        for attempt in range(cfg.max_retries + 1):
+            if attempt:
+                self.ledger._bump(role, retries=1)
+                await asyncio.sleep(self.backoff(attempt - 1))
+            async with semaphore:
+                start = time.perf_counter()
+                self.ledger._bump(role, requests=1)
+                try:
+                    response = await asyncio.wait_for(
+                        self._acompletion(messages, params, secret), timeout=_outer_timeout(cfg)
+                    )
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 - every provider error is classified
+                    _mark_warm()
+                    last_kind, retryable = classify_error(exc)
+                    last_message = _scrub(f"{type(exc).__name__}: {exc}", [secret])
+                    self.ledger._count(role, "errors", last_kind)
+                    if not retryable:
+                        raise LLMCallError(last_kind, last_message, False, attempt + 1) from None
+                    continue
+                latency = time.perf_counter() - start
+                _mark_warm()
+            completion = self._to_completion(response, attempt + 1, latency)
+            self.ledger._bump(
+                role,
+                responses=1,
+                prompt_tokens=completion.prompt_tokens,
+                completion_tokens=completion.completion_tokens,
+                cost_usd=completion.cost_usd,
+                latency_s=latency,
+            )
+            return completion
+        raise LLMCallError(
+            last_kind,
+            f"gave up after {cfg.max_retries + 1} attempts; last error {last_message}",
+            True,
+            cfg.max_retries + 1,
+        )
+
+    async def _acompletion(
+        self, messages: list[dict[str, Any]], params: dict[str, Any], api_key: str | None
+    ) -> Any:
+        cfg = self.config
+        kwargs: dict[str, Any] = dict(params)
+        if cfg.api_base:
+            kwargs["api_base"] = cfg.api_base
+        if api_key:
+            kwargs["api_key"] = api_key
+        elif cfg.api_base:
+            # A local OpenAI-compatible server needs *some* key in the header; this one is not a
+            # credential and exists only for the request.
+            kwargs["api_key"] = "no-key"
+        return await _litellm().acompletion(
+            model=cfg.model, messages=messages, timeout=cfg.timeout, num_retries=0, **kwargs
+        )
+
+    def _to_completion(self, response: Any, attempts: int, latency: float) -> Completion:
+        choice = response.choices[0]
+        message = choice.message
+        calls = []
+        for call in getattr(message, "tool_calls", None) or ():
+            function = getattr(call, "function", None)
+            if function is None or not getattr(function, "name", None):
+                continue
+            args = function.arguments
+            calls.append(
+                ToolCall(function.name, args if isinstance(args, str) else json.dumps(args))
+            )
+        usage = getattr(response, "usage", None)
+        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+        return Completion(
+            text=str(getattr(message, "content", None) or ""),
+            tool_calls=tuple(calls),
+            finish_reason=getattr(choice, "finish_reason", None),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            cost_usd=self._cost(response, prompt_tokens, completion_tokens),
+            model=str(getattr(response, "model", "") or self.config.model),
+            attempts=attempts,
+            latency_s=latency,
+        )
+
+    def _cost(self, response: Any, prompt_tokens: int, completion_tokens: int) -> float:
+        price = self.config.price_per_mtok
+        if price is not None:
+            return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1e6
+        # LiteLLM prices every response it can while logging it; reuse that figure rather than
+        # pricing the response a second time (models without a known price cost 0).
+        hidden = getattr(response, "_hidden_params", None) or {}
+        cost = hidden.get("response_cost") if isinstance(hidden, dict) else None
+        return float(cost) if isinstance(cost, int | float) and cost == cost else 0.0

@@ -1,0 +1,221 @@
+"""Plain-text renderings of the role views for prompts (English, compact, deterministic).
+
+Every renderer takes exactly what the role's view holds, so a prompt can only contain what the
+role may see: the Actor's text never mentions the rubric, the state or the plot it was not given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from empa_env.cases.schema import Case
+from empa_env.roles.views import ActorGuidance, ActorPersona, DirectorView, History, JudgeProfile
+
+_SPEAKER = {"user": "Person", "assistant": "Assistant"}
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.2f}"
+
+
+def _vec(v: Sequence[float]) -> str:
+    return "(" + ", ".join(_fmt(float(x)) for x in v) + ")"
+
+
+def history_text(
+    history: History, max_messages: int | None = None, empty: str = "(none yet)"
+) -> str:
+    """``Person: ...`` / ``Assistant: ...`` lines; with ``max_messages`` only the most recent."""
+    items = list(history)
+    skipped = 0
+    if max_messages is not None and len(items) > max_messages:
+        skipped = len(items) - max_messages
+        items = items[-max_messages:]
+    lines = [f"({skipped} earlier messages omitted)"] if skipped else []
+    lines += [f"{_SPEAKER.get(m.role, m.role)}: {m.content}" for m in items]
+    return "\n".join(lines) if lines else empty
+
+
+def transcript_text(messages: Sequence[Mapping[str, str]]) -> str:
+    """A chat transcript (``[{"role", "content"}]``, as ``Trajectory.transcript()`` returns)."""
+    return (
+        "\n".join(f"{_SPEAKER.get(m['role'], m['role'])}: {m['content']}" for m in messages)
+        or "(empty)"
+    )
+
+
+def judge_profile_text(profile: JudgeProfile) -> str:
+    p, pr, ex, cues = profile.persona, profile.profile, profile.experience, profile.cues
+    lines = [
+        f"{p.name}, {p.gender}, {p.age}. {p.social_persona}",
+        f"Inner core: {p.inner_core}",
+        f"Speaking style: {p.speaking_style}",
+        f"Came to talk about: {pr.opening_topic}",
+        f"Wants to vent: {pr.vent}",
+        f"Hopes for: {pr.hoped_empathy}",
+        "Empathy priorities: "
+        f"affective {pr.priorities.affective}, motivational {pr.priorities.motivational}, "
+        f"cognitive {pr.priorities.cognitive}",
+        f"Empathy threshold: {profile.empathy_threshold} (high = hard to reach, easily put off)",
+        f"Current situation: {ex.current_situation}",
+        f"Background: {ex.childhood} {ex.adolescence} {ex.young_adulthood}",
+        f"Goals: {ex.goals}",
+        f"Feelings shown: {', '.join(cues.expressed_emotions)}",
+        f"Feelings not yet put into words: {', '.join(cues.hidden_emotions)}",
+        f"Cognitive knot: {cues.cognitive_knot}",
+        f"Core values: {', '.join(cues.core_values)}",
+        f"Key facts: {'; '.join(cues.key_facts)}",
+    ]
+    if profile.current_focus:
+        lines.append(f"What they need most right now: {profile.current_focus} empathy")
+    if profile.released_emotions:
+        lines.append(
+            "Deeper feelings that came up in what they shared so far: "
+            + ", ".join(profile.released_emotions)
+        )
+    return "\n".join(lines)
+
+
+def actor_persona_text(persona: ActorPersona) -> str:
+    p = persona.persona
+    lines = [
+        f"You are {p.name}, {p.gender}, {p.age}.",
+        f"How others see you: {p.social_persona}",
+        f"Inside: {p.inner_core}",
+        "Your principles in this chat:",
+        *(f"- {rule}" for rule in p.chat_principles),
+    ]
+    return "\n".join(lines)
+
+
+def actor_situation_text(persona: ActorPersona) -> str:
+    pr, ex = persona.profile, persona.experience
+    return "\n".join(
+        [
+            f"Right now: {persona.scenario_trigger}",
+            f"You want to talk about: {pr.opening_topic}",
+            f"What you need to get off your chest: {pr.vent}",
+            f"What you hope for (you would never say it like this): {pr.hoped_empathy}",
+            f"Your situation: {ex.current_situation}",
+            f"Your goals: {ex.goals}",
+            f"Your past: childhood: {ex.childhood} Adolescence: {ex.adolescence} "
+            f"Young adulthood: {ex.young_adulthood}",
+        ]
+    )
+
+
+def actor_style_text(persona: ActorPersona) -> str:
+    p = persona.persona
+    return f"{p.speaking_style}\nLength of your messages: {p.reply_length}"
+
+
+def actor_guidance_text(guidance: ActorGuidance | None) -> str:
+    """The Director's note for the next message (empty when there is none)."""
+    if guidance is None or not (guidance.text or guidance.release or guidance.stance):
+        return ""
+    lines = ["", "# A note for your next message only (never mention it)"]
+    if guidance.text:
+        lines.append(guidance.text)
+    if guidance.stance:
+        lines.append(f"Your mood towards the assistant now: {guidance.stance.replace('_', ' ')}.")
+    if guidance.focus:
+        lines.append(f"Let your need for {guidance.focus} understanding show.")
+    if guidance.release is not None:
+        release = guidance.release
+        lines.append(f"Now bring up this part of your story: {release.summary}")
+        if release.lines:
+            lines.append("Say it in your own words: " + " ".join(release.lines))
+    return "\n".join(lines)
+
+
+def director_persona_text(case: Case) -> str:
+    p, pr = case.persona, case.profile
+    return "\n".join(
+        [
+            f"{p.name}, {p.gender}, {p.age}. {p.social_persona} Inner core: {p.inner_core}",
+            f"Came to talk about: {pr.opening_topic}. Hopes for: {pr.hoped_empathy}",
+            f"Empathy threshold: {case.empathy_threshold}. Priorities: affective "
+            f"{pr.priorities.affective}, motivational {pr.priorities.motivational}, cognitive "
+            f"{pr.priorities.cognitive}",
+            f"Growth arc (hidden): {case.experience.growth_arc}",
+        ]
+    )
+
+
+def director_plot_text(view: DirectorView) -> str:
+    lines = []
+    for index, stage in enumerate(view.stages):
+        status = "RELEASED" if index in view.released_stages else "hidden"
+        lines.append(
+            f"stage {index} ({stage.kind}, brings up {stage.focus}) [{status}]: {stage.summary}"
+        )
+    plot = view.case.plot
+    lines.append(f"Intended outcome: {plot.outcome}")
+    lines.append(f"Interlude: {plot.interlude}")
+    return "\n".join(lines)
+
+
+def director_memories_text(view: DirectorView) -> str:
+    ex = view.case.experience
+    periods = {
+        "childhood": ex.childhood,
+        "adolescence": ex.adolescence,
+        "young_adulthood": ex.young_adulthood,
+        "current": ex.current_situation,
+    }
+    return "\n".join(
+        f"{name} [{'REVEALED' if name in view.revealed_memories else 'not yet'}]: {text}"
+        for name, text in periods.items()
+    )
+
+
+def director_state_text(view: DirectorView) -> str:
+    """The EPM block; one ``name: value`` per line (machine-readable for the scripted server)."""
+    lines = [
+        f"P_0 (C, A, P): {_vec(view.p0)}",
+        f"P_t: {_vec(view.position)}",
+        f"v_t (last increment): {_vec(view.last_increment)}",
+    ]
+    for key in sorted(view.epm):
+        value = view.epm[key]
+        if isinstance(value, float) and not value.is_integer():
+            value = _fmt(value)
+        elif isinstance(value, float):
+            value = int(value)
+        lines.append(f"{key}: {value}")
+    if view.last_levels:
+        lines.append(
+            "last levels: " + ", ".join(f"{k} {v}" for k, v in sorted(view.last_levels.items()))
+        )
+    lines.append("released stages: " + (", ".join(map(str, view.released_stages)) or "none"))
+    lines.append("revealed memories: " + (", ".join(view.revealed_memories) or "none"))
+    lines.append(f"can_end: {'true' if view.can_end else 'false'}")
+    return "\n".join(lines)
+
+
+def case_text(case: Case | Mapping[str, Any]) -> str:
+    """A case (or a draft dict in the case format) as text for the IEDR rater."""
+    data = case.model_dump(mode="json", by_alias=True) if isinstance(case, Case) else dict(case)
+    hidden = ("id", "iedr", "voice", "source", "language")
+    keep = {k: v for k, v in data.items() if k not in hidden}
+    return _nested_text(keep)
+
+
+def _nested_text(value: Any, indent: int = 0) -> str:
+    pad = "  " * indent
+    if isinstance(value, Mapping):
+        out = []
+        for key, item in value.items():
+            if isinstance(item, Mapping | list | tuple):
+                out.append(f"{pad}{key}:")
+                out.append(_nested_text(item, indent + 1))
+            else:
+                out.append(f"{pad}{key}: {item}")
+        return "\n".join(out)
+    if isinstance(value, list | tuple):
+        return "\n".join(
+            f"{pad}-\n{_nested_text(v, indent + 1)}" if isinstance(v, Mapping) else f"{pad}- {v}"
+            for v in value
+        )
+    return f"{pad}{value}"

@@ -1,0 +1,197 @@
+"""The client layer against a real HTTP server on localhost: retries, classification, timeouts,
+the per-model concurrency limit, the cache and the accounting."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from empa_env.llm.client import ClientConfig, LLMCallError, LLMClient, UsageLedger, classify_error
+from empa_env.llm.scripted_server import fault_marker
+
+from .conftest import MODEL
+
+MSGS = [
+    {"role": "system", "content": "You are the EMPA Judger."},
+    {
+        "role": "user",
+        "content": "# The assistant's reply to rate (turn 1)\nThat must hurt.\n\nRate only",
+    },
+]
+
+
+def _client(opts, **changes) -> LLMClient:
+    options = {"model": MODEL, **opts, **changes}
+    return LLMClient(ClientConfig(**options))
+
+
+def _complete(client: LLMClient, messages=MSGS, **kwargs):
+    return asyncio.run(client.complete(messages, role="judger", prompt_version="t@1", **kwargs))
+
+
+@pytest.mark.parametrize("fault", ["http_500", "http_503", "http_429", "garbage", "drop", "slow"])
+def test_transient_faults_are_retried_and_recovered(server, opts, fault):
+    client = _client(opts)
+    server.inject(fault, times=1)
+    result = _complete(client)
+    assert '"A_Prog_level": 1' in result.text
+    expected_requests = 1 if fault == "slow" else 2
+    assert len(server.requests) == expected_requests
+    assert result.attempts == expected_requests
+    usage = client.ledger.role("judger")
+    assert usage.requests == expected_requests and usage.responses == 1
+    assert usage.retries == expected_requests - 1
+
+
+def test_timeout_is_retried(server, opts):
+    client = _client(opts, timeout=0.5)
+    server.inject("timeout", times=1)
+    result = _complete(client)
+    assert result.attempts == 2
+    assert client.ledger.role("judger").errors == {"timeout": 1}
+
+
+@pytest.mark.parametrize("fault,kind", [("http_400", "bad_request"), ("http_401", "auth")])
+def test_fatal_errors_are_not_retried(server, opts, fault, kind):
+    client = _client(opts)
+    server.inject(fault, times=1)
+    with pytest.raises(LLMCallError) as info:
+        _complete(client)
+    assert info.value.kind == kind and not info.value.retryable and info.value.attempts == 1
+    assert len(server.requests) == 1
+
+
+def test_retries_are_bounded(server, opts):
+    client = _client(opts, max_retries=2)
+    server.inject("http_503", times=5)
+    with pytest.raises(LLMCallError) as info:
+        _complete(client)
+    assert info.value.retryable and info.value.attempts == 3
+    assert len(server.requests) == 3
+    assert server.pending_faults() == 2  # nothing extra was sent
+    assert client.ledger.role("judger").errors == {"server_error": 3}
+
+
+def test_marker_faults_apply_to_the_named_role_and_count(server, opts):
+    client = _client(opts)
+    marker = fault_marker("http_500", role="judger", times=2, tag="x1")
+    messages = [MSGS[0], {"role": "user", "content": MSGS[1]["content"] + " " + marker}]
+    result = _complete(client, messages)
+    assert result.attempts == 3
+    assert [r.fault for r in server.requests] == ["http_500", "http_500", None]
+    _complete(client, messages + [{"role": "user", "content": "again"}])
+    assert server.requests[-1].fault is None  # the marker is spent
+
+
+def test_backoff_is_exponential_and_capped():
+    client = LLMClient(ClientConfig(model="m", backoff_base=0.5, backoff_cap=3.0))
+    delays = [client.backoff(k) for k in range(8)]
+    assert 0.25 <= delays[0] <= 0.5
+    assert 1.0 <= delays[2] <= 2.0
+    assert all(d <= 3.0 for d in delays) and delays[-1] >= 1.5
+
+
+def test_concurrency_is_limited_per_model(server, opts):
+    server.latency = 0.15
+    client = _client(opts, model="openai/limited-model", max_concurrency=2, timeout=5)
+
+    async def many():
+        calls = [
+            client.complete(
+                MSGS + [{"role": "user", "content": str(i)}], role="judger", prompt_version="p"
+            )
+            for i in range(6)
+        ]
+        return await asyncio.gather(*calls)
+
+    assert len(asyncio.run(many())) == 6
+    spans = [(r.started, r.finished) for r in server.requests]
+    peak = max(sum(1 for s, f in spans if s <= t < f) for t, _ in spans)
+    assert peak == 2
+
+
+def test_cache_makes_reruns_free_and_stores_no_key(server, opts, tmp_path):
+    path = tmp_path / "cache.sqlite"
+    secret = "sk-test-SECRET-0123456789"
+    first = _client(opts, cache_path=str(path), api_key=secret)
+    a = _complete(first)
+    assert not a.cached and len(server.requests) == 1
+    again = _client(opts, cache_path=str(path), api_key=secret)
+    b = _complete(again)
+    assert b.cached and b.text == a.text and len(server.requests) == 1
+    assert again.ledger.role("judger").cache_hits == 1 and again.ledger.role("judger").requests == 0
+    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert secret.encode() not in raw
+    assert secret not in repr(again.config) and secret not in str(again.config.public())
+    assert secret not in str(again.ledger.snapshot())
+
+
+def test_provider_error_messages_do_not_leak_the_key(server, opts):
+    secret = "sk-test-LEAK-987654321"
+    client = _client(opts, api_key=secret)
+    server.inject("http_401")
+    with pytest.raises(LLMCallError) as info:
+        _complete(client)
+    assert secret not in str(info.value)
+
+
+def test_api_key_from_environment(monkeypatch):
+    monkeypatch.setenv("EMPA_TEST_KEY", "sk-env")
+    assert ClientConfig(model="m", api_key_env="EMPA_TEST_KEY").resolved_api_key() == "sk-env"
+    assert ClientConfig(model="m").resolved_api_key() is None
+
+
+def test_token_accounting_per_role_and_total(server, opts):
+    ledger = UsageLedger()
+    judge = LLMClient(ClientConfig(model=MODEL, **opts), ledger=ledger)
+    asyncio.run(judge.complete(MSGS, role="judger", prompt_version="p"))
+    asyncio.run(
+        judge.complete(
+            MSGS[:1] + [{"role": "user", "content": "hi"}], role="actor", prompt_version="p"
+        )
+    )
+    snap = ledger.snapshot()
+    assert snap["judger"]["prompt_tokens"] > 0 and snap["actor"]["completion_tokens"] > 0
+    assert (
+        snap["total"]["prompt_tokens"]
+        == snap["judger"]["prompt_tokens"] + snap["actor"]["prompt_tokens"]
+    )
+    assert snap["total"]["responses"] == 2
+    other = UsageLedger()
+    other.merge(ledger)
+    other.merge(ledger)
+    assert other.snapshot()["total"]["responses"] == 4
+
+
+def test_price_per_token_when_litellm_has_none(server, opts):
+    client = _client(opts, price_per_mtok=(1.0, 2.0))
+    result = _complete(client)
+    expected = (result.prompt_tokens * 1.0 + result.completion_tokens * 2.0) / 1e6
+    assert result.cost_usd == pytest.approx(expected)
+    assert client.ledger.role("judger").cost_usd == pytest.approx(expected)
+
+
+def test_classify_error():
+    class RateLimitError(Exception):
+        pass
+
+    class Weird(Exception):
+        status_code = 502
+
+    class Teapot(Exception):
+        status_code = 418
+
+    assert classify_error(TimeoutError()) == ("timeout", True)
+    assert classify_error(RateLimitError()) == ("rate_limit", True)
+    assert classify_error(Weird()) == ("server_error", True)
+    assert classify_error(Teapot()) == ("bad_request", False)
+    assert classify_error(ConnectionResetError()) == ("connection", True)
+    assert classify_error(ValueError("x")) == ("other", False)
+
+
+def test_config_validation():
+    with pytest.raises(ValueError):
+        ClientConfig(model="")
+    with pytest.raises(ValueError):
+        ClientConfig(model="m", max_concurrency=0)
