@@ -52,6 +52,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         max_turns=args.max_turns,
         reward=args.reward,
         llm_options=_llm_options(args),
+        nee_judges=list(args.nee_judge or []),
     )
     policies = args.policy or DEFAULT_POLICIES
     try:

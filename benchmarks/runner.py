@@ -24,6 +24,7 @@ from empa_env.backends import Roles, resolve_roles
 from empa_env.cases.schema import Case
 from empa_env.cases.suites import load_suite
 from empa_env.env import EMPAEnv
+from epm.nee import fcs
 
 
 @dataclass
@@ -39,6 +40,8 @@ class BenchConfig:
     max_turns: int | None = None
     reward: str = "idr"
     llm_options: dict[str, Any] = field(default_factory=dict)
+    #: LiteLLM models of the NEE panel; empty = no NEE (and no FCS) in the results.
+    nee_judges: list[str] = field(default_factory=list)
 
     def fingerprint_config(
         self, roles: Roles, suite_version: int, case_ids: Sequence[str]
@@ -54,6 +57,7 @@ class BenchConfig:
             "reward": self.reward,
             "roles": roles.describe(),
             "llm_options": safe_llm,
+            "nee_judges": list(self.nee_judges),
             "package_version": __version__,
         }
 
@@ -104,6 +108,7 @@ async def run_benchmark(
     names = [p.name for p in loaded]
     if len(set(names)) != len(names):
         raise ValueError(f"two policies share a name in {names}; rename one with NAME=SPEC")
+    panel = _nee_panel(config)
 
     store = RunStore(
         run_dir, config.fingerprint_config(roles, suite.version, [c.id for c in cases])
@@ -138,6 +143,9 @@ async def run_benchmark(
             key = episode_key(policy.name, case.id, seed)
             try:
                 info = await play_episode(env, policy, case, seed)
+                metrics = dict(info["epm"])
+                if panel is not None:
+                    metrics.update(await score_nee(panel, case, env, metrics["EPM_Index"]))
             except Exception as exc:  # recorded, visible, and retried by the next run
                 failed += 1
                 store.add_error(key, "".join(traceback.format_exception_only(exc)).strip())
@@ -147,7 +155,7 @@ async def run_benchmark(
                         model=policy.name,
                         case_id=case.id,
                         seed=seed,
-                        metrics=info["epm"],
+                        metrics=metrics,
                         case_meta=case.metadata(),
                         trajectory=env.trajectory,
                     )
@@ -164,6 +172,38 @@ async def run_benchmark(
         bar.close()
         store.close()
     return RunSummary(Path(run_dir), planned, planned - len(todo), finished, failed)
+
+
+def _nee_panel(config: BenchConfig) -> Any:
+    if not config.nee_judges:
+        return None
+    from empa_env.llm.client import ClientConfig
+    from empa_env.llm.nee import NEEPanel
+
+    client_fields = set(ClientConfig.__dataclass_fields__) - {"model"}
+    options = {k: v for k, v in config.llm_options.items() if k in client_fields}
+    return NEEPanel(config.nee_judges, **options)
+
+
+async def score_nee(panel: Any, case: Case, env: EMPAEnv, epm_index: float) -> dict[str, Any]:
+    """The NEE panel's verdict on a finished episode, and FCS = 0.6 EPM-Index + 0.4 NEE.
+
+    When every judge of the panel failed, NEE and FCS stay empty and the failures are recorded in
+    the trajectory (``meta["nee"]``) and counted in ``nee_failures``: never a silent zero.
+    """
+    outcome = await panel.aevaluate(case, env.trajectory)
+    detail = outcome.as_dict()
+    env.trajectory.meta["nee"] = detail
+    nee = outcome.nee
+    return {
+        "NEE": nee,
+        "NEE_std": detail["nee_std"],
+        "naturalness": detail["naturalness"],
+        "pacing": detail["pacing"],
+        "narrative_arc": detail["narrative_arc"],
+        "nee_failures": len(outcome.failures),
+        "FCS": None if nee is None else fcs(epm_index, nee),
+    }
 
 
 def run_usage(roles: Roles, policies: Sequence[Policy]) -> dict[str, Any]:

@@ -153,3 +153,31 @@ def test_a_failing_policy_is_recorded_not_stored(tmp_path):
     store = RunStore(tmp_path)
     assert summary.failed == 30 and store.count() == 0
     assert len(store.errors()) == 30 and "model down" in store.errors()[0]["error"]
+
+
+def test_nee_panel_adds_nee_and_fcs_through_a_real_server(tmp_path):
+    from empa_env.llm.scripted_server import ScriptedLLMServer
+
+    server = ScriptedLLMServer().start()
+    try:
+        config = BenchConfig(
+            max_turns=12,
+            nee_judges=["openai/scripted-a", "openai/scripted-b"],
+            llm_options={
+                "api_base": server.api_base,
+                "api_key": "x",
+                "timeout": 10,
+                "max_retries": 1,
+            },
+        )
+        asyncio.run(run_benchmark(config, ["scripted:attuned"], tmp_path, progress=False))
+    finally:
+        server.stop()
+    store = RunStore(tmp_path)
+    frame = store.episodes_frame()
+    assert len(frame) == 30 and frame["NEE"].notna().all()
+    assert ((frame["NEE"] >= 0) & (frame["NEE"] <= 100)).all()
+    assert frame["FCS"].to_numpy() == pytest.approx(0.6 * frame["EPM_Index"] + 0.4 * frame["NEE"])
+    assert "api_key" not in store.run_info()["config"]
+    traj = next(iter(store.trajectories().values()))
+    assert len(traj.meta["nee"]["judges"]) == 2
