@@ -47,8 +47,7 @@ def _register_broken(subparsers: argparse._SubParsersAction, name: str, exc: Exc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    if hasattr(signal, "SIGPIPE"):  # `empa ... | head` ends quietly, as a Unix tool should
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    """Run one ``empa`` command in this process (safe to call from tests and notebooks)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
@@ -57,5 +56,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     return int(args.func(args) or 0)
 
 
-if __name__ == "__main__":
+def console() -> None:
+    """The ``empa`` executable: like :func:`main`, and ``empa ... | head`` ends quietly."""
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    console()
