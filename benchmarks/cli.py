@@ -160,6 +160,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--llm-option", action="append", metavar="KEY=VALUE", help="further LLM options"
     )
     bench.add_argument(
+        "--nee-judge",
+        action="append",
+        metavar="MODEL",
+        help="LiteLLM model of the NEE panel (repeatable); adds NEE and FCS to the results",
+    )
+    bench.add_argument(
         "--no-report", action="store_true", help="do not write the report at the end"
     )
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
