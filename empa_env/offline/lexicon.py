@@ -16,7 +16,6 @@ from importlib import resources
 import yaml
 
 WORD_RE = re.compile(r"[a-z][a-z']*")
-_WORD_CHAR = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
@@ -26,28 +25,33 @@ class PatternFamily:
     name: str
     patterns: tuple[tuple[re.Pattern[str], bool], ...]
 
-    def _matches(self, pattern: re.Pattern[str], boundary: bool, text: str):  # noqa: ANN202
-        for m in pattern.finditer(text):
-            if boundary and m.start() > 0 and _WORD_CHAR.match(text, m.start() - 1):
-                continue
-            yield m
-
     def first(self, text: str) -> tuple[int, int] | None:
         """The leftmost match (ties: the earlier pattern), as ``(start, end)`` in ``text``."""
         best: tuple[int, int] | None = None
         for pattern, boundary in self.patterns:
-            for m in self._matches(pattern, boundary, text):
-                if best is None or m.start() < best[0]:
-                    best = (m.start(), m.end())
-                break
+            m = pattern.search(text)
+            while m is not None and boundary and _inside_word(text, m.start()):
+                m = pattern.search(text, m.start() + 1)
+            if m is not None and (best is None or m.start() < best[0]):
+                best = (m.start(), m.end())
         return best
 
     def count(self, text: str) -> int:
         """How many matches the family's patterns find in ``text``."""
-        return sum(
-            sum(1 for _ in self._matches(pattern, boundary, text))
-            for pattern, boundary in self.patterns
-        )
+        n = 0
+        for pattern, boundary in self.patterns:
+            for m in pattern.finditer(text):
+                if not (boundary and _inside_word(text, m.start())):
+                    n += 1
+        return n
+
+
+def _inside_word(text: str, start: int) -> bool:
+    """Whether ``start`` continues a word, i.e. a ``\\b`` before it would fail."""
+    if start == 0:
+        return False
+    c = text[start - 1]
+    return c.isalnum() or c == "_"
 
 
 @dataclass(frozen=True)
