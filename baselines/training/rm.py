@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from baselines.training.data import to_dataset
-from baselines.training.tiny import no_checkpointing
+from baselines.training.tiny import cpu_trainer_kwargs
 
 
 @dataclass
@@ -39,23 +39,7 @@ class RMRunConfig:
     def reward_config(self) -> Any:
         from trl import RewardConfig
 
-        kwargs: dict[str, Any] = {
-            "output_dir": self.output_dir,
-            "num_train_epochs": self.epochs,
-            "learning_rate": self.learning_rate,
-            "per_device_train_batch_size": self.batch_size,
-            "max_steps": self.max_steps,
-            "seed": self.seed,
-            "bf16": False,
-            "use_cpu": True,
-            "report_to": [],
-            "logging_steps": 1,
-            "save_strategy": "no",
-            "max_length": 1024,
-        }
-        kwargs.update(no_checkpointing(RewardConfig))
-        kwargs.update(self.trainer_kwargs)
-        return RewardConfig(**kwargs)
+        return RewardConfig(**cpu_trainer_kwargs(self, RewardConfig))
 
 
 def build_reward_trainer(

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from baselines.training.data import SFTFilter, sft_examples, to_dataset
-from baselines.training.tiny import no_checkpointing
+from baselines.training.tiny import cpu_trainer_kwargs
 from epm.trajectory import Trajectory
 
 
@@ -38,24 +38,7 @@ class SFTRunConfig:
     def sft_config(self) -> Any:
         from trl import SFTConfig
 
-        kwargs: dict[str, Any] = {
-            "output_dir": self.output_dir,
-            "num_train_epochs": self.epochs,
-            "learning_rate": self.learning_rate,
-            "per_device_train_batch_size": self.batch_size,
-            "max_steps": self.max_steps,
-            "seed": self.seed,
-            "assistant_only_loss": True,
-            "bf16": False,
-            "use_cpu": True,
-            "report_to": [],
-            "logging_steps": 1,
-            "save_strategy": "no",
-            "max_length": 1024,
-        }
-        kwargs.update(no_checkpointing(SFTConfig))
-        kwargs.update(self.trainer_kwargs)
-        return SFTConfig(**kwargs)
+        return SFTConfig(**cpu_trainer_kwargs(self, SFTConfig, assistant_only_loss=True))
 
 
 def build_sft_trainer(

@@ -170,6 +170,29 @@ def no_checkpointing(config_cls: type) -> dict[str, bool]:
     return {key: False}
 
 
+def cpu_trainer_kwargs(run: Any, config_cls: type, **extra: Any) -> dict[str, Any]:
+    """``TrainingArguments`` fields shared by our TRL configs on a CPU: the run's schedule, no
+    bf16, no checkpointing, no reporting; ``extra`` and ``run.trainer_kwargs`` override them."""
+    kwargs: dict[str, Any] = {
+        "output_dir": run.output_dir,
+        "num_train_epochs": run.epochs,
+        "learning_rate": run.learning_rate,
+        "per_device_train_batch_size": run.batch_size,
+        "max_steps": run.max_steps,
+        "seed": run.seed,
+        "bf16": False,
+        "use_cpu": True,
+        "report_to": [],
+        "logging_steps": 1,
+        "save_strategy": "no",
+        "max_length": 1024,
+        **no_checkpointing(config_cls),
+        **extra,
+    }
+    kwargs.update(run.trainer_kwargs)
+    return kwargs
+
+
 def load_or_build(name_or_path: str, kind: str = "causal_lm", seed: int = 0) -> tuple[Any, Any]:
     """``"tiny"`` builds a fresh tiny model; anything else loads a *local* checkpoint directory."""
     if name_or_path == "tiny":
