@@ -19,7 +19,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from baselines.policies.scripted import SCRIPTED  # noqa: E402
 from empa_env.env import EMPAEnv  # noqa: E402
-from empa_env.offline.judger import analyse  # noqa: E402
+from empa_env.offline.judger import analyse, analyse_user  # noqa: E402
 
 
 def record(env: EMPAEnv, policy_name: str) -> list[tuple[str, list[str]]]:
@@ -40,6 +40,7 @@ def record(env: EMPAEnv, policy_name: str) -> list[tuple[str, list[str]]]:
 
 def replay(env: EMPAEnv, episodes: list[tuple[str, list[str]]]) -> tuple[int, float]:
     analyse.cache_clear()  # every reply is new to the Judger, as in a real run
+    analyse_user.cache_clear()  # and so is every line of the simulated user (worst case)
     steps = 0
     start = time.perf_counter()
     for case_id, replies in episodes:

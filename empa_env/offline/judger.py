@@ -111,6 +111,31 @@ def cue_words(cues: Cues) -> CueWords:
     )
 
 
+@dataclass(frozen=True)
+class UserMessage:
+    """What the Judger takes from one user message (cached: the Actor's lines recur across
+    episodes of the same case)."""
+
+    lower: str
+    words: frozenset[str]
+    content: frozenset[str]
+    shingles: frozenset[tuple[str, ...]]
+    stems: frozenset[str]
+
+
+@lru_cache(maxsize=16384)
+def analyse_user(text: str) -> UserMessage:
+    lex = load_lexicon()
+    tokens = words(text)
+    return UserMessage(
+        lower=text.lower(),
+        words=frozenset(tokens),
+        content=frozenset(t for t in tokens if t not in lex.stopwords),
+        shingles=shingles(tokens),
+        stems=frozenset(emotion_stem(t) for t in tokens),
+    )
+
+
 @lru_cache(maxsize=8192)
 def analyse(text: str) -> ReplyAnalysis:
     lex = load_lexicon()
@@ -203,12 +228,12 @@ class _Context:
         """Take in one message; ``vocabulary`` = the lexicon's and the case's expressed emotions."""
         self.length += 1
         if role == "user":
-            tokens = words(text)
-            self.user_words.update(tokens)
-            self.user_text += " " + text.lower()
-            self.recent_user.append(frozenset(t for t in tokens if t not in lexicon.stopwords))
-            self.user_shingles |= shingles(tokens)
-            stems = {emotion_stem(t) for t in tokens}
+            said = analyse_user(text)
+            self.user_words |= said.words
+            self.user_text += " " + said.lower
+            self.recent_user.append(said.content)
+            self.user_shingles |= said.shingles
+            stems = said.stems
             self.user_stems |= stems
             self.user_emotions |= emotions_in(stems, self.user_text, vocabulary)
             return
