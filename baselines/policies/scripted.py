@@ -199,6 +199,12 @@ def _salient(text: str, k: int = 2) -> list[str]:
     return ranked[:k]
 
 
+def _last_topic(messages: Messages, default: str = "this") -> str:
+    """Two salient words of the user's last message, joined ("job and nephew")."""
+    users = _user_texts(messages)
+    return " and ".join(_salient(users[-1] if users else "")) or default
+
+
 def _feelings(messages: Messages) -> list[str]:
     """Feeling words the user used, most recent first."""
     found: list[str] = []
@@ -237,11 +243,10 @@ class AttunedPolicy(StatelessPolicy):
 
     def reply(self, messages: Messages) -> str:
         users = _user_texts(messages)
-        last = users[-1] if users else ""
         feelings = _feelings(messages)
         feeling = feelings[0] if feelings else "weighed down"
         deeper = FEELINGS.get(feeling, "alone")
-        topic = " and ".join(_salient(last)) or "all of this"
+        topic = _last_topic(messages, default="all of this")
         recurring = [w for w, _ in Counter(w for t in users for w in _salient(t, 6)).most_common(3)]
         theme = recurring[0] if recurring else topic
         turn = _turn(messages)
@@ -299,8 +304,7 @@ class AdviceGiverPolicy(StatelessPolicy):
     name = "advice_giver"
 
     def reply(self, messages: Messages) -> str:
-        users = _user_texts(messages)
-        topic = " and ".join(_salient(users[-1] if users else "")) or "this"
+        topic = _last_topic(messages)
         return _pick(
             [
                 f"About {topic}: you could try writing down your options and the pros and cons of each.",
@@ -320,8 +324,7 @@ class LecturerPolicy(StatelessPolicy):
     name = "lecturer"
 
     def reply(self, messages: Messages) -> str:
-        users = _user_texts(messages)
-        topic = " and ".join(_salient(users[-1] if users else "")) or "this"
+        topic = _last_topic(messages)
         return _pick(
             [
                 f"Honestly, {topic} is not that bad. You need to stop dwelling on it and move forward.",
@@ -363,8 +366,7 @@ class VerbosePolicy(StatelessPolicy):
     name = "verbose"
 
     def reply(self, messages: Messages) -> str:
-        users = _user_texts(messages)
-        topic = " and ".join(_salient(users[-1] if users else "")) or "this"
+        topic = _last_topic(messages)
         para = (
             f"Thank you for telling me about {topic}. There are many ways to think about a situation "
             "like this, and many people go through similar experiences at different points in life. "

@@ -249,13 +249,18 @@ def fig_case_status_heatmap(episodes: pd.DataFrame, order: Sequence[str] | None 
     return fig
 
 
+def _nine_metric_grid(n_models: int, height: float) -> tuple[Figure, np.ndarray]:
+    """A 3 x 3 grid, one panel per EPM metric, wide enough for ``n_models`` groups."""
+    width = max(11.0, 3.0 + 1.05 * n_models * 3 / 2)
+    return plt.subplots(3, 3, figsize=(min(width, 22.0), height), layout="constrained")
+
+
 # --- Fig. 12: box plots of the nine metrics -------------------------------------------------
 def fig_metric_boxplots(episodes: pd.DataFrame, order: Sequence[str] | None = None) -> Figure:
     """The nine EPM metrics per model (box = IQR, line = median, diamond = mean)."""
     order = _order(episodes, order)
     colors = model_colors(order)
-    width = max(11.0, 3.0 + 1.05 * len(order) * 3 / 2)
-    fig, axes = plt.subplots(3, 3, figsize=(min(width, 22.0), 11.5), layout="constrained")
+    fig, axes = _nine_metric_grid(len(order), height=11.5)
     for ax, metric in zip(axes.flat, METRIC_NAMES, strict=True):
         data = [_metric_values(episodes, m, metric) for m in order]
         positions = np.arange(1, len(order) + 1)
@@ -375,8 +380,7 @@ def fig_mean_sd_bars(episodes: pd.DataFrame, order: Sequence[str] | None = None)
     """Mean (bar) and standard deviation (error bar) of the nine metrics per model."""
     order = _order(episodes, order)
     colors = model_colors(order)
-    width = max(11.0, 3.0 + 1.05 * len(order) * 3 / 2)
-    fig, axes = plt.subplots(3, 3, figsize=(min(width, 22.0), 11.0), layout="constrained")
+    fig, axes = _nine_metric_grid(len(order), height=11.0)
     x = np.arange(len(order))
     for ax, metric in zip(axes.flat, METRIC_NAMES, strict=True):
         values = [_metric_values(episodes, m, metric) for m in order]

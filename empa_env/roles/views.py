@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from empa_env.cases.schema import Case, Cues, Experience, Persona, PlotStage, Profile, Voice
 
@@ -161,28 +161,7 @@ class DirectorView:
         return self.case.plot.stages
 
 
-@dataclass(frozen=True)
-class DirectorAction:
-    """One tool call of the Director (reference section 12). ``args`` follow the tool's schema."""
-
-    tool: Literal[
-        "select_and_reveal_fragment",
-        "observe_and_wait",
-        "continue_without_new_info",
-        "reveal_memory",
-        "adjust_empathy_strategy",
-        "introduce_turning_point",
-        "end_conversation",
-    ]
-    args: dict[str, Any] = field(default_factory=dict)
-    #: Set by the environment when a call broke a rule (a memory twice, an end before min_turns).
-    rejected: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"tool": self.tool, "args": dict(self.args), "rejected": self.rejected}
-
-
-DIRECTOR_TOOLS: tuple[str, ...] = (
+DirectorTool = Literal[
     "select_and_reveal_fragment",
     "observe_and_wait",
     "continue_without_new_info",
@@ -190,4 +169,19 @@ DIRECTOR_TOOLS: tuple[str, ...] = (
     "adjust_empathy_strategy",
     "introduce_turning_point",
     "end_conversation",
-)
+]
+#: The seven tools of the Director (reference section 12), in the reference's order.
+DIRECTOR_TOOLS: tuple[str, ...] = get_args(DirectorTool)
+
+
+@dataclass(frozen=True)
+class DirectorAction:
+    """One tool call of the Director (reference section 12). ``args`` follow the tool's schema."""
+
+    tool: DirectorTool
+    args: dict[str, Any] = field(default_factory=dict)
+    #: Set by the environment when a call broke a rule (a memory twice, an end before min_turns).
+    rejected: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"tool": self.tool, "args": dict(self.args), "rejected": self.rejected}
