@@ -9,11 +9,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from baselines.policies import PROBE_POLICIES, REFERENCE_POLICIES
 from benchmarks.runner import BenchConfig, run_benchmark
 from benchmarks.store import DB_NAME, ConfigMismatchError, RunStore
+from empa_env.policy import policies as policy_kinds
 
-DEFAULT_POLICIES = [f"scripted:{n}" for n in (*REFERENCE_POLICIES, *PROBE_POLICIES)]
+
+def default_policies() -> list[str]:
+    """The policies ``empa bench`` runs when none is given: those the ``scripted`` kind names."""
+    if "scripted" not in policy_kinds:
+        return []
+    return list(getattr(policy_kinds.get("scripted"), "defaults", ()))
 
 
 def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -54,7 +59,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         llm_options=_llm_options(args),
         nee_judges=list(args.nee_judge or []),
     )
-    policies = args.policy or DEFAULT_POLICIES
+    policies = args.policy or default_policies()
     try:
         summary = asyncio.run(
             run_benchmark(
@@ -72,7 +77,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from benchmarks.export import export_jsonl, export_parquet
-    from benchmarks.report import build_report
+    from benchmarks.report.build import build_report
 
     run_dir = Path(args.run_dir)
     with _open_store(run_dir) as store:

@@ -17,13 +17,13 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from baselines.policies import Policy, load_policy
 from benchmarks.store import EpisodeRow, RunStore, episode_key
 from empa_env import __version__
 from empa_env.backends import Roles, resolve_roles
 from empa_env.cases.schema import Case
 from empa_env.cases.suites import load_suite
 from empa_env.env import EMPAEnv
+from empa_env.policy import Policy, load_policy
 from epm.nee import fcs
 
 

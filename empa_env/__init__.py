@@ -8,27 +8,35 @@ Importing this package registers the Gymnasium ids:
 ``gymnasium.make("empa_env:EMPA-v0")`` imports the package for you.
 """
 
-import os
+import gymnasium
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
-from gymnasium.envs.registration import register, registry  # noqa: E402
+from empa_env.cases.schema import Case
+from empa_env.env import EMPAEnv
+from empa_env.policy import FunctionPolicy, Policy, load_policy
+from empa_env.roles import (
+    Actor,
+    ActorView,
+    Director,
+    DirectorAction,
+    DirectorView,
+    Judger,
+    JudgeView,
+    Message,
+)
+from epm.trajectory import Judgement, Trajectory
 
 __version__ = "0.1.0"
 
 BENCHMARK_SUITE = "empa30-v1"
 
 for _env_id, _pool in (("EMPA-v0", "generated"), ("EMPA-Bench-v0", BENCHMARK_SUITE)):
-    if _env_id not in registry:
-        register(id=_env_id, entry_point="empa_env.env:EMPAEnv", kwargs={"case_pool": _pool})
+    if _env_id not in gymnasium.registry:
+        gymnasium.register(
+            id=_env_id, entry_point="empa_env.env:EMPAEnv", kwargs={"case_pool": _pool}
+        )
 
-
-def __getattr__(name: str):  # lazy, so `import empa_env` stays light
-    if name == "EMPAEnv":
-        from empa_env.env import EMPAEnv
-
-        return EMPAEnv
-    raise AttributeError(name)
-
-
-__all__ = ["BENCHMARK_SUITE", "EMPAEnv", "__version__"]
+__all__ = [
+    "BENCHMARK_SUITE", "Actor", "ActorView", "Case", "Director", "DirectorAction", "DirectorView",
+    "EMPAEnv", "FunctionPolicy", "JudgeView", "Judgement", "Judger", "Message", "Policy",
+    "Trajectory", "__version__", "load_policy",
+]  # fmt: skip

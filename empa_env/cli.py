@@ -15,8 +15,6 @@ import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
@@ -58,6 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def console() -> None:
     """The ``empa`` executable: like :func:`main`, and ``empa ... | head`` ends quietly."""
+    # The process starts here: LiteLLM must not fetch its price list from the network.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     sys.exit(main())

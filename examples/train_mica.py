@@ -11,8 +11,11 @@ and a longer budget for actual training. ``estimator`` can be any of baselines.a
 import gymnasium as gym
 
 import empa_env  # noqa: F401
+from baselines.training import use_offline_hub
 from baselines.training.mica import MICAConfig, MICATrainer, case_dataset, env_case_ids
 from baselines.training.tiny import build_tiny_causal_lm
+
+use_offline_hub()  # this script is a process start: keep Hugging Face offline
 
 model, tokenizer = build_tiny_causal_lm(seed=0)
 env_kwargs = {"max_turns": 6, "epm_overrides": {"min_turns": 3}}  # short demo episodes

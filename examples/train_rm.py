@@ -13,10 +13,13 @@ import random
 import gymnasium as gym
 
 import empa_env  # noqa: F401
+from baselines.training import use_offline_hub
 from baselines.training.rewards import SequenceScorer
 from baselines.training.rm import RMRunConfig, pairwise_accuracy, train_reward_model
 from baselines.training.rollout import candidate_preferences
 from baselines.training.strategy import STRATEGIES
+
+use_offline_hub()  # this script is a process start: keep Hugging Face offline
 
 env = gym.make("EMPA-v0")
 pairs = []

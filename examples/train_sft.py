@@ -12,9 +12,12 @@ import random
 import gymnasium as gym
 
 import empa_env  # noqa: F401  (registers EMPA-v0)
+from baselines.training import use_offline_hub
 from baselines.training.data import SFTFilter, sft_examples
 from baselines.training.sft import SFTRunConfig, train_sft
 from baselines.training.strategy import STRATEGIES
+
+use_offline_hub()  # this script is a process start: keep Hugging Face offline
 
 GOOD = [
     s for s in STRATEGIES if s.name in ("validate+clarify", "clarify+affirm", "validate+affirm")

@@ -9,8 +9,8 @@ import asyncio
 import threading
 from typing import Any
 
-from baselines.policies.base import Messages, Policy
 from baselines.policies.litellm_policy import companion_prompt
+from empa_env.policy import Messages, Policy
 
 
 class HFPolicy(Policy):

@@ -4,14 +4,15 @@ token and cost accounting)."""
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 import yaml
 
-from baselines.policies.base import Messages, Policy
 from empa_env.llm.client import ClientConfig, LLMClient
+from empa_env.policy import Messages, Policy
 
 
 @lru_cache(maxsize=1)
@@ -31,7 +32,9 @@ class LiteLLMPolicy(Policy):
         version, default_system = companion_prompt()
         self.system_prompt = system_prompt if system_prompt is not None else default_system
         self.prompt_version = (
-            version if system_prompt is None else f"custom-{hash(system_prompt) & 0xFFFFFFFF:08x}"
+            version
+            if system_prompt is None
+            else "custom-" + hashlib.sha256(system_prompt.encode("utf-8")).hexdigest()[:16]
         )
         known = set(ClientConfig.__dataclass_fields__)
         config = {k: v for k, v in options.items() if k in known}

@@ -19,7 +19,7 @@ import re
 import zlib
 from collections import Counter
 
-from baselines.policies.base import Messages, StatelessPolicy
+from empa_env.policy import Messages, PolicySpecError, StatelessPolicy
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']+")
 _COMMON = frozenset(
@@ -444,3 +444,14 @@ SCRIPTED: dict[str, type[StatelessPolicy]] = {
 }  # fmt: skip
 REFERENCE_POLICIES = ("attuned", "advice_giver", "lecturer", "random_mixer")
 PROBE_POLICIES = ("empty", "verbose", "keyword_stuffer", "repeater", "parrot", "judge_injection")
+
+
+def scripted_policy(name: str, **_options: object) -> StatelessPolicy:
+    """``scripted:NAME``: one of the scripted baselines (the ``empa.policies`` entry point)."""
+    if name not in SCRIPTED:
+        raise PolicySpecError(f"unknown scripted policy {name!r}; known: {sorted(SCRIPTED)}")
+    return SCRIPTED[name]()
+
+
+#: What ``empa bench`` runs when no ``--policy`` is given: the references, then the probes.
+scripted_policy.defaults = tuple(f"scripted:{n}" for n in REFERENCE_POLICIES + PROBE_POLICIES)  # type: ignore[attr-defined]

@@ -10,8 +10,18 @@ from __future__ import annotations
 
 import os
 
-# Nothing in this package may reach the Hugging Face Hub: models and tokenizers are built locally.
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
-os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+#: What keeps the Hugging Face libraries off the network (models and tokenizers are local).
+OFFLINE_HUB_VARIABLES = {
+    "HF_HUB_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",
+    "HF_DATASETS_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+}
+
+
+def use_offline_hub() -> None:
+    """Keep the Hugging Face libraries offline (unless the caller set the variables already).
+
+    Called where a process starts (``empa train``, the examples), never on import."""
+    for name, value in OFFLINE_HUB_VARIABLES.items():
+        os.environ.setdefault(name, value)

@@ -31,7 +31,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from empa_env.cases.library import (
+from empa_env.cases.components import (
     ROLE_WORDS,
     Backstory,
     Culture,

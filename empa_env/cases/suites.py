@@ -1,11 +1,19 @@
 """Case suites by id, the generated training pool, and one resolver for "which cases?".
 
-A suite is a versioned, fixed set of cases (e.g. ``empa30-v1``) shipped by another package and
-found through the ``empa.suites`` entry-point group, so ``empa_env`` never imports ``benchmarks``.
-Each entry point is a function returning ``(case_directory, manifest_path)``. The manifest states
-the intended strata of every case; :func:`load_suite` checks them against the metadata *derived*
-from each case's IEDR levels, so results always say which cases they used and that the cases are
-what the suite claims.
+A suite is a versioned, fixed set of cases (e.g. ``empa30-v1``): a folder holding ``manifest.yaml``
+(the suite id, its version and the intended strata of every case) and ``cases/`` (one file per
+case). Suites are found without ``empa_env`` importing the package that ships them:
+
+* a **suite collection** is a package registered in the ``empa.suites`` entry-point group; every
+  sub-folder of it with a ``manifest.yaml`` is a suite, named by the manifest. Adding a suite to a
+  collection is adding one folder (``benchmarks/suites`` is the collection that ships with
+  empa-gym);
+* :func:`register_suite` adds a folder anywhere at run time;
+* an entry point may also name a function returning ``(case_directory, manifest_path)``.
+
+:func:`load_suite` checks the manifest's strata against the metadata *derived* from each case's
+IEDR levels, so results always say which cases they used and that the cases are what the suite
+claims.
 """
 
 from __future__ import annotations
@@ -15,8 +23,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import entry_points
 from pathlib import Path
+from types import ModuleType
 
 import yaml
 
@@ -25,11 +34,14 @@ from empa_env.cases.loader import load_directory
 from empa_env.cases.schema import Case
 
 SUITE_GROUP = "empa.suites"
+MANIFEST_NAME = "manifest.yaml"
+CASES_DIRNAME = "cases"
 DEFAULT_POOL_SEED = 0
 DEFAULT_POOL_SIZE = 600
 #: Manifest fields checked against :meth:`Case.metadata` (exact match).
 MANIFEST_FIELDS: tuple[str, ...] = ("domain", "dominant_axis", "difficulty", "empathy_threshold")
 _GENERATED = re.compile(r"^generated(?::(\d+))?(?::(\d+))?$")
+_REGISTERED: dict[str, Path] = {}
 
 
 class SuiteError(ValueError):
@@ -58,23 +70,58 @@ class Suite:
         raise KeyError(f"suite {self.id!r} has no case {case_id!r}")
 
 
-def _suite_entry_points() -> dict[str, EntryPoint]:
-    return {ep.name: ep for ep in entry_points(group=SUITE_GROUP)}
+def _manifest_id(folder: Path) -> str | None:
+    try:
+        data = yaml.safe_load((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return folder.name
+    return str(data.get("suite", folder.name)) if isinstance(data, Mapping) else folder.name
+
+
+def register_suite(folder: str | Path) -> str:
+    """Make the suite in ``folder`` (``manifest.yaml`` + ``cases/``) loadable by its id."""
+    path = Path(folder)
+    if not (path / MANIFEST_NAME).is_file():
+        raise SuiteError(str(path), [f"{path} has no {MANIFEST_NAME}"])
+    suite_id = _manifest_id(path) or path.name
+    _REGISTERED[suite_id] = path
+    load_suite.cache_clear()
+    return suite_id
+
+
+@lru_cache(maxsize=1)
+def _discovered() -> dict[str, tuple[Path, Path]]:
+    """Suite id -> (case directory, manifest) for every suite the entry points provide."""
+    found: dict[str, tuple[Path, Path]] = {}
+    for ep in entry_points(group=SUITE_GROUP):
+        target = ep.load()
+        if isinstance(target, ModuleType):  # a collection: every sub-folder with a manifest
+            for root in getattr(target, "__path__", []):
+                for folder in sorted(Path(root).iterdir()):
+                    if (folder / MANIFEST_NAME).is_file():
+                        suite_id = _manifest_id(folder) or folder.name
+                        found[suite_id] = (folder / CASES_DIRNAME, folder / MANIFEST_NAME)
+        elif callable(target):
+            case_dir, manifest = target()
+            found[ep.name] = (Path(case_dir), Path(manifest))
+    return found
 
 
 def available_suites() -> list[str]:
-    """Suite ids registered in the ``empa.suites`` entry-point group."""
-    return sorted(_suite_entry_points())
+    """Every suite id: registered folders and the ``empa.suites`` entry points."""
+    return sorted(set(_discovered()) | set(_REGISTERED))
 
 
 def suite_paths(suite_id: str) -> tuple[Path, Path]:
-    """``(case_directory, manifest_path)`` of a registered suite."""
-    eps = _suite_entry_points()
-    if suite_id not in eps:
-        known = ", ".join(sorted(eps)) or "none (is the package installed?)"
+    """``(case_directory, manifest_path)`` of a known suite."""
+    if suite_id in _REGISTERED:
+        folder = _REGISTERED[suite_id]
+        return folder / CASES_DIRNAME, folder / MANIFEST_NAME
+    found = _discovered()
+    if suite_id not in found:
+        known = ", ".join(available_suites()) or "none (is the package installed?)"
         raise SuiteError(suite_id, [f"unknown suite id; available: {known}"])
-    case_dir, manifest = eps[suite_id].load()()
-    return Path(case_dir), Path(manifest)
+    return found[suite_id]
 
 
 def check_manifest(suite_id: str, manifest: object, cases: Sequence[Case]) -> list[str]:
@@ -207,6 +254,6 @@ def resolve_pool(spec: str | Sequence[Case] | None) -> tuple[Case, ...]:
 
 __all__ = [
     "DEFAULT_POOL_SEED", "DEFAULT_POOL_SIZE", "SUITE_GROUP", "Suite", "SuiteError",
-    "available_suites", "check_manifest", "load_suite", "resolve_pool", "suite_paths",
-    "training_pool",
+    "available_suites", "check_manifest", "load_suite", "register_suite", "resolve_pool",
+    "suite_paths", "training_pool",
 ]  # fmt: skip

@@ -18,13 +18,10 @@ Options: the client's (``api_base``, ``api_key``, ``api_key_env``, ``timeout``, 
 from __future__ import annotations
 
 import inspect
-import os
 from typing import Any
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
-from empa_env.llm.cache import ResponseCache, cache_key  # noqa: E402
-from empa_env.llm.client import (  # noqa: E402
+from empa_env.llm.cache import ResponseCache, cache_key
+from empa_env.llm.client import (
     ClientConfig,
     Completion,
     LLMCallError,
@@ -32,7 +29,7 @@ from empa_env.llm.client import (  # noqa: E402
     UsageLedger,
     classify_error,
 )
-from empa_env.llm.roles import (  # noqa: E402
+from empa_env.llm.roles import (
     CLIENT_OPTIONS,
     LLMActor,
     LLMDirector,

@@ -186,7 +186,7 @@ async def acompare(
 def compare(
     trajectory: Trajectory, case: Case, judger_b: Judger, judger_a: Judger | None = None
 ) -> AgreementReport:
-    from empa_env.llm.sync import run_sync
+    from empa_env.sync import run_sync
 
     return run_sync(acompare(trajectory, case, judger_b, judger_a))
 

@@ -29,8 +29,6 @@ from typing import Any
 
 from empa_env.llm.cache import ResponseCache, cache_key, shared_cache
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
 #: HTTP statuses worth another try.
 RETRYABLE_STATUS: frozenset[int] = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 529})
 

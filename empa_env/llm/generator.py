@@ -23,7 +23,7 @@ from empa_env.llm.client import Completion, LLMCallError, UsageLedger
 from empa_env.llm.iedr import IEDRError, LLMIEDRRater
 from empa_env.llm.parsing import OutputError, extract_json_object
 from empa_env.llm.roles import JSON_OBJECT, _LLMRole
-from empa_env.llm.sync import run_sync
+from empa_env.sync import run_sync
 
 #: Fields the code sets; whatever the model writes for them is discarded.
 CODE_FIELDS: tuple[str, ...] = ("id", "language", "domain", "iedr", "source")

@@ -21,7 +21,7 @@ from empa_env.llm.client import Completion, LLMCallError
 from empa_env.llm.parsing import OutputError, as_int, as_text, extract_json_object
 from empa_env.llm.render import case_text
 from empa_env.llm.roles import JSON_OBJECT, _LLMRole
-from empa_env.llm.sync import run_sync
+from empa_env.sync import run_sync
 from epm.rubric import (
     IEDR_DEFAULT_LEVEL,
     IEDR_INDICATORS,

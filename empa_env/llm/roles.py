@@ -43,7 +43,6 @@ from empa_env.llm.render import (
     history_text,
     judge_profile_text,
 )
-from empa_env.llm.sync import run_sync
 from empa_env.llm.tools import (
     DIRECTOR_TOOL_SCHEMAS,
     call_from_json_text,
@@ -53,6 +52,7 @@ from empa_env.llm.tools import (
 )
 from empa_env.roles.base import Actor, Director, Judger
 from empa_env.roles.views import ActorView, DirectorAction, DirectorView, JudgeView
+from empa_env.sync import run_sync
 from epm.rubric import AXES, NEG_LEVELS, PROG_LEVELS
 from epm.trajectory import Judgement
 

@@ -19,8 +19,8 @@ from scipy import stats
 pytest.importorskip("matplotlib")
 
 from baselines.policies.scripted import SCRIPTED  # noqa: E402
-from benchmarks.report import build_report, build_sections, prepare_episodes  # noqa: E402
 from benchmarks.report import tables as T  # noqa: E402
+from benchmarks.report.build import build_report, build_sections, prepare_episodes  # noqa: E402
 from benchmarks.report.render import markdown_table  # noqa: E402
 from empa_env.cases.schema import Case  # noqa: E402
 from empa_env.env import EMPAEnv  # noqa: E402

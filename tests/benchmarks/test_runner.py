@@ -136,7 +136,7 @@ def test_policy_specs(tmp_path):
     policy = load_policy(f"python:{f}:answer")
     assert policy.reply([{"role": "user", "content": "hi"}]) == "ok: hi"
     assert asyncio.run(policy.areply([{"role": "user", "content": "yo"}])) == "ok: yo"
-    assert load_policy("python:tests.env.simple_policies:attuned").name == "attuned"
+    assert load_policy("python:empa_env.testing.policies:attuned").name == "attuned"
     for bad in ("scripted:nope", "python:nofile.py:f", "python:os:nope", "magic:thing"):
         with pytest.raises(PolicySpecError):
             load_policy(bad)
@@ -156,7 +156,7 @@ def test_a_failing_policy_is_recorded_not_stored(tmp_path):
 
 
 def test_nee_panel_adds_nee_and_fcs_through_a_real_server(tmp_path):
-    from empa_env.llm.scripted_server import ScriptedLLMServer
+    from empa_env.testing.scripted_server import ScriptedLLMServer
 
     server = ScriptedLLMServer().start()
     try:

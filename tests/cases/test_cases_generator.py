@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import yaml
 
+from empa_env.cases.components import load_library
 from empa_env.cases.generator import (
     AXIS_ASPECT,
     PRIORITY_INDICATOR,
@@ -19,7 +20,6 @@ from empa_env.cases.generator import (
     ProceduralGenerator,
     priority_consistent,
 )
-from empa_env.cases.library import load_library
 from empa_env.cases.loader import dump_case, parse_case
 from empa_env.cases.schema import DOMAINS, STANCES
 from empa_env.cases.suites import training_pool

@@ -6,8 +6,7 @@ import shutil
 
 import pytest
 
-from empa_env.cases.generator import PersonName, persona_slots, role_slots
-from empa_env.cases.library import (
+from empa_env.cases.components import (
     LIBRARY_FILES,
     ROLE_WORDS,
     THEMES,
@@ -17,6 +16,7 @@ from empa_env.cases.library import (
     render,
     template_slots,
 )
+from empa_env.cases.generator import PersonName, persona_slots, role_slots
 from empa_env.cases.schema import DOMAINS
 
 

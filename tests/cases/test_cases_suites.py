@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from importlib.metadata import entry_points
 from pathlib import Path
 
 import pytest
@@ -25,37 +24,26 @@ SUITE_ID = "empa30-v1"
 SUITE_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "suites" / SUITE_ID
 
 
-class _FakeEntryPoint:
-    def __init__(self, case_dir: Path, manifest: Path) -> None:
-        self._paths = (case_dir, manifest)
-
-    def load(self):
-        return lambda: self._paths
-
-
 def _manifest_for(cases, suite_id: str = "fake-v1") -> dict:
     rows = [{"id": c.id, **{k: c.metadata()[k] for k in suites_mod.MANIFEST_FIELDS}} for c in cases]
     return {"suite": suite_id, "version": 1, "cases": rows}
 
 
 @pytest.fixture
-def fake_suite(tmp_path, small_pool, monkeypatch):
-    """A registered suite ``fake-v1`` of six generated cases, in a temporary directory."""
+def fake_suite(tmp_path, small_pool):
+    """A suite ``fake-v1`` of six generated cases in a folder of its own, registered at run time
+    (a suite is a folder: ``manifest.yaml`` + ``cases/``)."""
     cases = small_pool[:6]
-    case_dir = tmp_path / "fake-v1"
-    case_dir.mkdir()
+    folder = tmp_path / "fake-v1"
+    case_dir = folder / "cases"
+    case_dir.mkdir(parents=True)
     for c in cases:
         (case_dir / f"{c.id}.yaml").write_text(dump_case(c), encoding="utf-8")
-    manifest = tmp_path / "fake-v1.manifest.yaml"
+    manifest = folder / "manifest.yaml"
     manifest.write_text(yaml.safe_dump(_manifest_for(cases)), encoding="utf-8")
-    real = suites_mod._suite_entry_points()
-    monkeypatch.setattr(
-        suites_mod,
-        "_suite_entry_points",
-        lambda: {**real, "fake-v1": _FakeEntryPoint(case_dir, manifest)},
-    )
-    load_suite.cache_clear()
+    assert suites_mod.register_suite(folder) == "fake-v1"
     yield cases, case_dir, manifest
+    suites_mod._REGISTERED.pop("fake-v1", None)
     load_suite.cache_clear()
 
 
@@ -141,14 +129,10 @@ def test_training_pool_is_disjoint_from_every_suite_id_scheme():
 
 # ------------------------------------------------------------------ the real empa30-v1 suite
 
-_N_FILES = len(list(SUITE_DIR.glob("*.yaml"))) if SUITE_DIR.is_dir() else 0
 
-
-@pytest.mark.skipif(_N_FILES < 30, reason=f"empa30-v1 has {_N_FILES} of 30 case files so far")
 def test_empa30_v1_strata_are_exactly_as_stated():
-    assert SUITE_ID in {ep.name for ep in entry_points(group="empa.suites")}, (
-        "the empa.suites entry point for empa30-v1 is not installed (pip install -e .)"
-    )
+    assert SUITE_ID in available_suites(), "empa30-v1 is not found (pip install -e .)"
+    assert len(list((SUITE_DIR / "cases").glob("*.yaml"))) == 30
     load_suite.cache_clear()
     suite = load_suite(SUITE_ID)  # also checks every case against the manifest
     assert suite.id == SUITE_ID and suite.version == 1 and len(suite.cases) == 30
@@ -168,7 +152,6 @@ def test_empa30_v1_strata_are_exactly_as_stated():
     assert all(c.source == "hand-written" and c.language == "en" for c in suite.cases)
 
 
-@pytest.mark.skipif(_N_FILES < 30, reason=f"empa30-v1 has {_N_FILES} of 30 case files so far")
 def test_empa30_v1_is_disjoint_from_the_training_pool():
     suite = load_suite(SUITE_ID)
     pool = training_pool()

@@ -14,7 +14,7 @@ from gymnasium.wrappers import RecordEpisodeStatistics, TimeLimit
 import empa_env  # noqa: F401  (registers the ids)
 from empa_env.env import EMPAEnv
 from empa_env.spaces import UnicodeText
-from tests.env import simple_policies as sp
+from empa_env.testing import policies as sp
 
 
 def play(env, policy, seed=0, case=None):

@@ -12,7 +12,7 @@ from empa_env.cases.suites import load_suite
 from empa_env.env import EMPAEnv
 from empa_env.offline.judger import OfflineJudger
 from empa_env.roles.views import JudgeProfile, JudgeView, Message
-from tests.env import simple_policies as sp
+from empa_env.testing import policies as sp
 
 CASE = next(
     c for c in load_suite("empa30-v1").cases if c.id == "empa30-029"

@@ -12,7 +12,7 @@ from empa_env.offline.director import OfflineDirector
 from empa_env.offline.judger import OfflineJudger
 from empa_env.roles.base import Actor, Director, Judger
 from empa_env.roles.views import ActorPersona, ActorView, DirectorAction, DirectorView, JudgeView
-from tests.env import simple_policies as sp
+from empa_env.testing import policies as sp
 
 
 class SpyActor(OfflineActor):

@@ -10,7 +10,7 @@ import statistics
 import pytest
 
 from empa_env.env import EMPAEnv
-from tests.env import simple_policies as sp
+from empa_env.testing import policies as sp
 
 
 def _suite_scores(policy):

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from benchmarks import perf_epm
+from benchmarks.perf import perf_epm
 from epm import AXES, increment
 
 

@@ -11,7 +11,6 @@ import pytest  # noqa: E402
 
 from empa_env.cases.schema import Case  # noqa: E402
 from empa_env.cases.suites import load_suite  # noqa: E402
-from empa_env.llm.scripted_server import ScriptedLLMServer  # noqa: E402
 from empa_env.roles.views import (  # noqa: E402
     ActorGuidance,
     ActorPersona,
@@ -21,6 +20,7 @@ from empa_env.roles.views import (  # noqa: E402
     JudgeView,
     Message,
 )
+from empa_env.testing.scripted_server import ScriptedLLMServer  # noqa: E402
 
 MODEL = "openai/scripted"
 

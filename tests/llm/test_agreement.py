@@ -14,10 +14,10 @@ from empa_env.llm.agreement import (
     judge_views,
 )
 from empa_env.llm.roles import LLMJudger
-from empa_env.llm.sync import run_sync
 from empa_env.offline.judger import OfflineJudger
+from empa_env.sync import run_sync
+from empa_env.testing import policies as sp
 from epm.trajectory import Judgement, Trajectory
-from tests.env import simple_policies as sp
 
 from .conftest import MODEL
 

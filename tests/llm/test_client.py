@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from empa_env.llm.client import ClientConfig, LLMCallError, LLMClient, UsageLedger, classify_error
-from empa_env.llm.scripted_server import fault_marker
+from empa_env.testing.scripted_server import fault_marker
 
 from .conftest import MODEL
 

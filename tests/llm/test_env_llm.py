@@ -11,7 +11,7 @@ import gymnasium as gym
 import empa_env  # noqa: F401  (registers the environments)
 from empa_env.llm import UsageLedger
 from empa_env.llm.roles import failure_kind
-from empa_env.llm.scripted_server import fault_marker
+from empa_env.testing.scripted_server import fault_marker
 
 from .conftest import MODEL
 

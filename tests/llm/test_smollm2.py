@@ -23,7 +23,7 @@ from empa_env.llm.local_server import (
     unavailable_reason,
 )
 from empa_env.llm.roles import LLMJudger
-from empa_env.llm.sync import run_sync
+from empa_env.sync import run_sync
 from epm.trajectory import Trajectory
 
 pytestmark = [pytest.mark.llm, pytest.mark.slow]

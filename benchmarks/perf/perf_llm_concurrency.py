@@ -7,7 +7,7 @@ a scripted policy. Within an episode the calls are sequential (opening; then per
 Director, Actor), so the **critical path** is the longest episode's number of calls times the
 latency: no scheduler can finish sooner. The script prints the wall time against it.
 
-    python benchmarks/perf_llm_concurrency.py [--latency 0.5] [--concurrency 30]
+    python benchmarks/perf/perf_llm_concurrency.py [--latency 0.5] [--concurrency 30]
 
 Goal (issue 6): wall time within 1.2x of the critical path at 30-way concurrency.
 """
@@ -24,10 +24,10 @@ from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from baselines.policies import load_policy  # noqa: E402
 from benchmarks.runner import BenchConfig, RunSummary, run_benchmark  # noqa: E402
 from benchmarks.store import RunStore  # noqa: E402
-from empa_env.llm.scripted_server import ScriptedLLMServer  # noqa: E402
+from empa_env.policy import load_policy  # noqa: E402
+from empa_env.testing.scripted_server import ScriptedLLMServer  # noqa: E402
 from epm.trajectory import Trajectory  # noqa: E402
 
 MODEL = "openai/scripted"

@@ -1,8 +1,10 @@
-"""Synchronous calls into the async LLM code through one background event loop per process.
+"""The one way empa-gym calls async code from sync code: a background event loop per process.
 
-``asyncio.run`` per call would create and close a loop each time; LiteLLM keeps HTTP clients and a
-logging worker bound to a loop, so churning loops costs connections and warnings. One long-lived
-loop in a daemon thread keeps connections alive across synchronous calls (``env.step``).
+``asyncio.run`` per call would create and close a loop each time, and refuses to run inside a
+running loop (a notebook, an async server). LiteLLM keeps HTTP clients and a logging worker bound
+to a loop, so churning loops costs connections and warnings. One long-lived loop in a daemon thread
+keeps connections alive across synchronous calls (``env.step``, ``policy.reply``), and works the
+same whether or not the calling thread runs a loop of its own.
 """
 
 from __future__ import annotations
@@ -20,12 +22,12 @@ _LOCK = threading.Lock()
 
 
 def background_loop() -> asyncio.AbstractEventLoop:
-    """The process's background loop (started on first use)."""
+    """The process's background loop (started on first use, restarted after a fork)."""
     global _LOOP, _THREAD
     with _LOCK:
         if _LOOP is None or _LOOP.is_closed() or _THREAD is None or not _THREAD.is_alive():
             _LOOP = asyncio.new_event_loop()
-            _THREAD = threading.Thread(target=_LOOP.run_forever, name="empa-llm-loop", daemon=True)
+            _THREAD = threading.Thread(target=_LOOP.run_forever, name="empa-sync-loop", daemon=True)
             _THREAD.start()
         return _LOOP
 

@@ -3,7 +3,7 @@
 Replies are recorded first (by the scripted ``attuned`` and ``advice_giver`` policies), then
 replayed, so the figures measure the environment (Judger, Director, Actor, physics), not the policy.
 
-    python benchmarks/perf_env.py [--repeats 3]
+    python benchmarks/perf/perf_env.py [--repeats 3]
 
 Goals (issue 4): >= 5,000 steps/s; the whole 30-case suite with one policy in < 2 s.
 """

@@ -1,6 +1,6 @@
 """How fast is the EPM? Time every metric, index and the EPM-Index over many synthetic episodes.
 
-    python -m benchmarks.perf_epm --episodes 10000 --turns 45 --repeats 5
+    python -m benchmarks.perf.perf_epm --episodes 10000 --turns 45 --repeats 5
 
 Synthetic episodes come from a seeded numpy RNG and go through the real rubrics: nine IEDR levels
 per case give ``P_0``; per turn, six MDEP-PR levels (``X_Prog_level`` in {0, 1, 2},

@@ -17,7 +17,7 @@ Faults are scheduled in two ways, both deterministic under concurrency:
   marker. A policy can thus put a fault into one particular turn of one particular episode.
 
 A fixed ``latency`` (seconds per request) makes the benchmark's critical path exact. Run it by
-hand with ``python -m empa_env.llm.scripted_server --port 8011 --latency 0.05``.
+hand with ``python -m empa_env.testing.scripted_server --port 8011 --latency 0.05``.
 """
 
 from __future__ import annotations

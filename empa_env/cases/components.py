@@ -386,7 +386,7 @@ def _raw_library(directory: Path) -> dict[str, object]:
 
 
 def default_library_dir() -> Path:
-    return Path(str(resources.files(__name__)))
+    return Path(str(resources.files("empa_env.cases").joinpath("library")))
 
 
 def load_library(directory: str | Path | None = None) -> Library:

@@ -1,0 +1,1 @@
+"""Performance scripts: each prints its figures (tests never assert timings)."""

@@ -1,0 +1,287 @@
+"""The benchmark report: Echo-N1's tables (8-11) and figures (11-17) for one benchmark run.
+
+:func:`build_report` takes one row per finished episode (the keys of :func:`epm.evaluate` plus the
+run's ``episode_key``, ``model``, ``case_id``, ``seed`` and the case metadata) and the episodes'
+:class:`epm.Trajectory` records, and writes a folder::
+
+    out_dir/report.html    self-contained (CSS inline, figures as base64 PNG); opens offline
+    out_dir/report.md      the same report in Markdown, figures linked as files
+    out_dir/figures/*.png  every figure
+    out_dir/tables/*.csv   every table, numeric, full precision
+
+``empa report RUN_DIR`` (the benchmark CLI) calls it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from benchmarks.report import figures as F
+from benchmarks.report import tables as T
+from benchmarks.report.render import (
+    ReportFigure,
+    Section,
+    figure_png,
+    render_html,
+    render_markdown,
+)
+from epm.indices import DIMENSIONS, INDEX_NAMES
+from epm.metrics import METRIC_NAMES
+from epm.trajectory import Trajectory
+
+__all__ = ["ReportFigure", "Section", "build_report", "build_sections", "prepare_episodes"]
+
+_NUMERIC = (
+    "seed",
+    "judge_failures",
+    "turns",
+    "E_surplus",
+    "norm_p0",
+    "norm_P0",
+    *METRIC_NAMES,
+    *INDEX_NAMES,
+    *DIMENSIONS,
+    "EPM_Index",
+    "NEE",
+    *T.NEE_PARTS,
+)
+
+
+def prepare_episodes(episodes: pd.DataFrame) -> pd.DataFrame:
+    """A checked copy with numeric metric columns (``None`` -> NaN: ``tau`` of a closed path)."""
+    T.check_episodes(episodes)
+    out = episodes.copy()
+    for col in _NUMERIC:
+        if col in out:
+            out[col] = pd.to_numeric(out[col], errors="coerce")
+    out["success"] = out["success"].astype(bool)
+    for col in ("model", "case_id", "episode_key", "outcome"):
+        out[col] = out[col].astype(str)
+    return out.reset_index(drop=True)
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "model"
+
+
+def build_sections(
+    episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], *, figures: bool = True
+) -> list[Section]:
+    """Every section of the report (tables as DataFrames, figures rendered to PNG bytes).
+
+    ``episodes`` must have gone through :func:`prepare_episodes`. ``figures=False`` skips
+    drawing (the tables alone, e.g. for a quick text summary).
+    """
+    order = T.model_order(episodes)
+
+    def figs(*specs: tuple[str, Callable[[], Figure], str]) -> list[ReportFigure]:
+        if not figures:
+            return []
+        return [
+            ReportFigure(name, caption, figure_png(draw()), f"figures/{name}.png")
+            for name, draw, caption in specs
+        ]
+
+    sections = [
+        Section(
+            "Ranking: EPM-Q indices and EPM-Index",
+            "Table 9 ranks the models by EPM-Index (0.4 Outcome + 0.2 Efficiency + 0.4 Stability); "
+            "Table 8 shows the nine indices the three dimensions average. Look at the dimensions, "
+            "not just the total: a high Outcome with low Efficiency means the model gets there by "
+            "a long detour.",
+            [
+                T.composite_table(episodes, order, (0.4, 0.2, 0.4)),
+                T.index_means_table(episodes, order),
+            ],
+        ),
+        Section(
+            "Success and failure",
+            "Fig. 11 shows, per model, the share of episodes by how they ended; Fig. 14 shows "
+            "every case (columns, easiest left) for every model (rows). A column that is red for "
+            "every model is a hard case; a row with isolated red cells shows where one model "
+            "breaks.",
+            [T.outcome_table(episodes, order), T.case_status_table(episodes, order)],
+            figs(
+                (
+                    "fig11_outcomes",
+                    lambda: F.fig_outcome_bars(episodes, order),
+                    "Fig. 11 - Episode endings per model (stacked shares).",
+                ),
+                (
+                    "fig14_case_status",
+                    lambda: F.fig_case_status_heatmap(episodes, order),
+                    "Fig. 14 - Ending per model and case.",
+                ),
+            ),
+        ),
+        Section(
+            "Metric distributions",
+            "Fig. 12: one box per model and metric (box = middle 50% of episodes, line = median, "
+            "diamond = mean, dots = outliers); a tall box means the model is inconsistent across "
+            "cases. Fig. 13: the same metrics case by case, so dips on particular cases stand out. "
+            "Lower is better for tau and R_pen, higher for the rest.",
+            [],
+            figs(
+                (
+                    "fig12_metric_boxplots",
+                    lambda: F.fig_metric_boxplots(episodes, order),
+                    "Fig. 12 - Distribution of the nine EPM metrics per model.",
+                ),
+                (
+                    "fig13_case_scatter",
+                    lambda: F.fig_case_scatter(episodes, order),
+                    "Fig. 13 - Key metrics per case (mean over seeds).",
+                ),
+            ),
+        ),
+        Section(
+            "Means, standard deviations and significance",
+            "Bar height is the mean (the model's level), the error bar the standard deviation "
+            "(its volatility). The tests say whether two models' EPM-Index per episode differ more "
+            "than chance would explain; with few cases, large differences can still fail to be "
+            "significant after the Holm correction.",
+            [T.summary_table(episodes, order), T.significance_table(episodes, order)],
+            figs(
+                (
+                    "fig15_mean_sd",
+                    lambda: F.fig_mean_sd_bars(episodes, order),
+                    "Fig. 15 - Mean ± sd of the nine EPM metrics per model.",
+                )
+            ),
+        ),
+        Section(
+            "Open evaluation paradigm: alternative weightings",
+            "The EPM-Index weights are a choice for one use. Crisis intervention weights "
+            "Stability, long-term companionship Outcome, task-oriented counselling Efficiency. "
+            "Pick the column that matches your use; a model that ranks well in every column is "
+            "robust.",
+            T.weighting_tables(episodes, order),
+        ),
+    ]
+    nee = T.nee_tables(episodes, order)
+    if nee:
+        sections.append(
+            Section(
+                "NEE and the final comprehensive score (FCS)",
+                "NEE rates how the conversation felt (naturalness, pacing, narrative arc; 0-100) "
+                "where EPM measures what it did to the user's state. FCS combines both, 60/40.",
+                nee,
+            )
+        )
+    specs = []
+    used: set[str] = set()
+    for m in order:
+        slug = _slug(m)
+        while slug in used:
+            slug += "-x"
+        used.add(slug)
+        specs.append(
+            (
+                f"fig16_trajectories_{slug}",
+                partial(F.fig_trajectory_projections, episodes, trajectories, m),
+                f"Fig. 16 - Trajectories of {m} on the A-C, C-P and A-P planes (axes scaled "
+                "to this model's trajectories).",
+            )
+        )
+    sections.append(
+        Section(
+            "Trajectories in the C/A/P space",
+            "Each line is one episode, from its start P_0 (hollow circle) to its end (cross), "
+            "projected on two of the three axes. Deficits are negative and the goal is the origin "
+            "(star; shaded = goal zone), so good conversations head up and to the right in a "
+            "straight line. Green = success, amber = truncated, red = failure.",
+            figures=figs(*specs),
+        )
+    )
+    profiles = T.profile_tables(episodes, order)
+    if profiles:
+        sections.append(
+            Section(
+                "Profiles by need type, life domain and stress",
+                "Each radar spoke is a group of cases; the radius is the model's mean EPM-Index "
+                "there. Left: dominant need (C/A/P) under routine vs challenging deficits. "
+                "Middle: life domain. Right: dominant need for receptive vs defensive users. A "
+                "round shape means the model does not depend on the kind of case; dents show "
+                "where it breaks down.",
+                profiles,
+                figs(
+                    (
+                        "fig17_radar_profiles",
+                        lambda: F.fig_radar_profiles(episodes, order),
+                        "Fig. 17 - Mean EPM-Index by case profile.",
+                    )
+                ),
+            )
+        )
+    sections.append(
+        Section(
+            "Judge failures",
+            "Every reply should be judged once. A failed judgement is recorded (v_t = 0 for that "
+            "turn), counted here and listed below; it is never silently scored as a real zero.",
+            [
+                T.judge_failure_table(episodes, order),
+                T.judge_failure_details(episodes, trajectories),
+            ],
+        )
+    )
+    return sections
+
+
+def _intro(episodes: pd.DataFrame) -> str:
+    failures = int(episodes["judge_failures"].sum())
+    judged = int(episodes["turns"].sum())
+    return (
+        f"{episodes['model'].nunique()} model(s), {episodes['case_id'].nunique()} case(s), "
+        f"{len(episodes)} finished episode(s), {judged} judged turns, {failures} judge "
+        f"failure(s). Metrics and indices follow the Empathy Physics Model (EPM) of the Echo-N1 "
+        "paper; tables and figures are numbered as in its section 5.3.3."
+    )
+
+
+def build_report(
+    episodes: pd.DataFrame,
+    trajectories: Mapping[str, Trajectory],
+    out_dir: Path,
+    *,
+    title: str = "EMPA benchmark report",
+    run_info: Mapping[str, Any] | None = None,
+) -> Path:
+    """Write the report folder and return ``out_dir/report.html``.
+
+    Args:
+        episodes: one row per finished episode (see the module docstring for the columns).
+        trajectories: ``episode_key -> Trajectory`` (for Fig. 16 and the judge-failure details).
+        out_dir: the report folder (created if needed; existing report files are overwritten).
+        title: the report's title.
+        run_info: key/value facts shown at the top (suite, seeds, backends, preset, ...).
+    """
+    episodes = prepare_episodes(episodes)
+    out_dir = Path(out_dir)
+    fig_dir, table_dir = out_dir / "figures", out_dir / "tables"
+    fig_dir.mkdir(parents=True, exist_ok=True)
+    table_dir.mkdir(parents=True, exist_ok=True)
+    for stale in fig_dir.glob("fig16_trajectories_*.png"):  # models may differ from a previous run
+        stale.unlink()
+
+    sections = build_sections(episodes, trajectories)
+    for section in sections:
+        for table in section.tables:
+            keyed = not isinstance(table.frame.index, pd.RangeIndex)  # e.g. one row per model
+            table.frame.to_csv(table_dir / f"{table.name}.csv", index=keyed)
+        for figure in section.figures:
+            (out_dir / figure.path).write_bytes(figure.png)
+    intro = _intro(episodes)
+    info = dict(run_info or {})
+    (out_dir / "report.md").write_text(
+        render_markdown(title, sections, info, intro), encoding="utf-8"
+    )
+    html_path = out_dir / "report.html"
+    html_path.write_text(render_html(title, sections, info, intro), encoding="utf-8")
+    return html_path

@@ -1,0 +1,239 @@
+"""Registries: every plug-in point of empa-gym is a named registry, never string dispatch.
+
+A :class:`Registry` maps names to factories (classes or functions) of one kind: judger, actor and
+director backends, rewards, policy kinds, case suites and languages. A factory gets there in one of
+three ways, so that adding one never means editing a dispatch table:
+
+* a decorator in the file that defines it: ``@judgers.register("mine")``;
+* an entry point in the ``empa.<kind>`` group of any installed package (``pyproject.toml``), loaded
+  lazily the first time the name is asked for; this is how the built-ins are found too;
+* a path spec, for a one-off file that is not installed: ``"python:my_judge.py:MyJudge"`` or
+  ``"python:package.module:MyJudge"``.
+
+Specs are strings ``NAME`` or ``NAME:ARGUMENT`` (``"offline"``, ``"llm:openai/gpt-4o"``,
+``"scripted:attuned"``); the argument is passed to the factory as its first positional argument.
+Everything that takes a spec also takes a ready instance. :meth:`Registry.create` records what
+built an instance (:class:`Provenance`: registry, name, argument, keyword arguments) on it as
+``__empa_spec__``, so run fingerprints say exactly what was used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+#: Attribute under which :meth:`Registry.create` records an instance's :class:`Provenance`.
+SPEC_ATTRIBUTE = "__empa_spec__"
+
+
+class RegistryError(ValueError):
+    """An unknown name or an unloadable spec; the message lists what is available."""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What built an object: ``registry`` (kind), ``name``, the spec ``argument`` and keywords."""
+
+    registry: str
+    name: str
+    argument: str | None = None
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"registry": self.registry, "name": self.name}
+        if self.argument is not None:
+            out["argument"] = self.argument
+        if self.kwargs:
+            out["kwargs"] = {k: _plain(v) for k, v in sorted(self.kwargs.items())}
+        return out
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-friendly rendering of a constructor argument (secrets never pass through here)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in sorted(value.items())}
+    return f"<{type(value).__name__}>"
+
+
+def provenance(obj: object) -> Provenance | None:
+    """The :class:`Provenance` recorded on ``obj`` by :meth:`Registry.create`, if any."""
+    found = getattr(obj, SPEC_ATTRIBUTE, None)
+    return found if isinstance(found, Provenance) else None
+
+
+def load_object(target: str) -> Any:
+    """``MODULE:ATTR`` or ``path/to/file.py:ATTR`` -> the object (clear errors otherwise)."""
+    module_part, sep, attr = target.rpartition(":")
+    if not sep or not module_part or not attr:
+        raise RegistryError(f"expected MODULE:NAME or FILE.py:NAME, got {target!r}")
+    if module_part.endswith(".py"):
+        path = Path(module_part)
+        if not path.is_file():
+            raise RegistryError(f"file {path} does not exist")
+        digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:10]
+        name = f"_empa_plugin_{path.stem}_{digest}"
+        module = sys.modules.get(name)
+        if module is None:
+            spec = importlib.util.spec_from_file_location(name, path)
+            if spec is None or spec.loader is None:
+                raise RegistryError(f"cannot import {path}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except Exception as exc:
+                del sys.modules[name]
+                raise RegistryError(
+                    f"{path} failed to import: {type(exc).__name__}: {exc}"
+                ) from exc
+    else:
+        try:
+            module = importlib.import_module(module_part)
+        except ImportError as exc:
+            raise RegistryError(f"cannot import module {module_part!r}: {exc}") from None
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise RegistryError(f"{module_part} has no attribute {attr!r}") from None
+
+
+class Registry(Generic[T]):
+    """Named factories of one kind; see the module docstring.
+
+    Args:
+        kind: what the registry holds, for messages and provenance (``"judger"``, ``"reward"``).
+        group: the entry-point group searched for names not registered in code
+            (``"empa.judgers"``); ``None`` for a registry filled by code only.
+    """
+
+    def __init__(self, kind: str, group: str | None = None) -> None:
+        self.kind = kind
+        self.group = group
+        self._factories: dict[str, Callable[..., T]] = {}
+
+    # --- registration ----------------------------------------------------------------------
+    def register(
+        self, name: str, factory: Callable[..., T] | None = None, *, replace: bool = False
+    ) -> Any:
+        """Register ``factory`` under ``name``; used bare as a decorator when ``factory`` is None."""
+
+        def add(obj: Callable[..., T]) -> Callable[..., T]:
+            existing = self._factories.get(name)
+            if existing is not None and existing is not obj and not replace:
+                raise RegistryError(
+                    f"{self.kind} {name!r} is already registered ({_qualname(existing)}); "
+                    "pass replace=True to override it"
+                )
+            self._factories[name] = obj
+            return obj
+
+        return add if factory is None else add(factory)
+
+    def unregister(self, name: str) -> None:
+        self._factories.pop(name, None)
+
+    # --- lookup ----------------------------------------------------------------------------
+    def _entry_points(self) -> dict[str, Any]:
+        if self.group is None:
+            return {}
+        return {ep.name: ep for ep in entry_points(group=self.group)}
+
+    def names(self) -> list[str]:
+        """Every registered name (code and entry points), sorted."""
+        return sorted(set(self._factories) | set(self._entry_points()))
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and (name in self._factories or name in self._entry_points())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def get(self, name: str) -> Callable[..., T]:
+        """The factory registered as ``name`` (entry points are loaded on first use)."""
+        if name in self._factories:
+            return self._factories[name]
+        ep = self._entry_points().get(name)
+        if ep is None:
+            known = ", ".join(self.names()) or "none"
+            raise RegistryError(f"unknown {self.kind} {name!r}; known: {known}")
+        try:
+            loaded = ep.load()
+        except Exception as exc:
+            raise RegistryError(
+                f"the {self.kind} {name!r} ({ep.value}) failed to load: {type(exc).__name__}: {exc}"
+            ) from exc
+        # A decorated module registers itself on import; keep whichever object that was.
+        return self._factories.setdefault(name, loaded)
+
+    # --- construction ----------------------------------------------------------------------
+    def create(self, spec: str, /, **kwargs: Any) -> T:
+        """Build an instance from ``NAME``, ``NAME:ARGUMENT`` or ``python:TARGET``.
+
+        ``python:TARGET`` loads ``TARGET`` (``MODULE:ATTR`` or ``FILE.py:ATTR``): a class or
+        function is called with ``kwargs``, anything else is returned as the instance.
+        """
+        name, _, argument = spec.partition(":")
+        if name == "python" and argument and "python" not in self._factories:
+            obj = load_object(argument)
+            instance = obj(**kwargs) if inspect.isclass(obj) or inspect.isfunction(obj) else obj
+        else:
+            factory = self.get(name)
+            args = (argument,) if argument else ()
+            try:
+                instance = factory(*args, **kwargs)
+            except TypeError as exc:
+                if argument and _takes_no_argument(factory):
+                    raise RegistryError(
+                        f"{self.kind} {name!r} takes no ':ARGUMENT', got {spec!r}"
+                    ) from exc
+                raise
+        safe = {k: v for k, v in kwargs.items() if not _secret(k)}
+        _record(instance, Provenance(self.kind, name, argument or None, safe))
+        return instance
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}, group={self.group!r}, names={self.names()})"
+
+
+def _takes_no_argument(factory: Callable[..., Any]) -> bool:
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return not any(p.kind in positional or p.kind == p.VAR_POSITIONAL for p in params)
+
+
+def _secret(key: str) -> bool:
+    lowered = key.lower()
+    return any(word in lowered for word in ("key", "token", "secret", "password"))
+
+
+def _record(instance: object, spec: Provenance) -> None:
+    # Frozen or slotted objects simply go unrecorded.
+    with contextlib.suppress(AttributeError, TypeError):
+        setattr(instance, SPEC_ATTRIBUTE, spec)
+
+
+def _qualname(obj: object) -> str:
+    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', repr(obj))}"
+
+
+__all__ = [
+    "SPEC_ATTRIBUTE", "Provenance", "Registry", "RegistryError", "load_object", "provenance",
+]  # fmt: skip

@@ -1,0 +1,23 @@
+"""The three roles' interfaces and the views each role is allowed to see."""
+
+from empa_env.roles.base import Actor, Director, Judger
+from empa_env.roles.views import (
+    DIRECTOR_TOOLS,
+    ActorGuidance,
+    ActorPersona,
+    ActorView,
+    DirectorAction,
+    DirectorTool,
+    DirectorView,
+    History,
+    JudgeProfile,
+    JudgeView,
+    Message,
+    Release,
+)
+
+__all__ = [
+    "DIRECTOR_TOOLS", "Actor", "ActorGuidance", "ActorPersona", "ActorView", "Director",
+    "DirectorAction", "DirectorTool", "DirectorView", "History", "JudgeProfile", "JudgeView",
+    "Judger", "Message", "Release",
+]  # fmt: skip
