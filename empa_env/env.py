@@ -22,12 +22,13 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 
-from empa_env.backends import RoleSpec, resolve_roles
-from empa_env.cases.schema import MEMORY_PERIODS, STANCES, Case
+from empa_env.backends import describe_role, resolve_reward, resolve_roles
+from empa_env.cases.schema import Case
 from empa_env.cases.suites import resolve_pool
+from empa_env.config import EnvConfig
+from empa_env.info import StepInfo, director_info, typed_metrics
+from empa_env.plot import PlotState
 from empa_env.roles.views import (
-    DIRECTOR_TOOLS,
-    ActorGuidance,
     ActorPersona,
     ActorView,
     DirectorAction,
@@ -35,17 +36,13 @@ from empa_env.roles.views import (
     JudgeProfile,
     JudgeView,
     Message,
-    Release,
 )
 from empa_env.spaces import UnicodeText
 from epm.config import EPMConfig, get_preset
 from epm.episode import evaluate
-from epm.rewards import RewardFunction
 from epm.rubric import AXES, increment
 from epm.tracker import EPMTracker
 from epm.trajectory import Judgement, Trajectory, TurnRecord
-
-ASPECTS = ("affective", "motivational", "cognitive")
 
 
 @dataclass(frozen=True)
@@ -71,13 +68,8 @@ class _Episode:
     tracker: EPMTracker
     trajectory: Trajectory
     persona: ActorPersona
+    plot: PlotState
     history: list[Message] = field(default_factory=list)
-    released_stages: list[int] = field(default_factory=list)
-    stage_release_turns: list[int] = field(default_factory=list)
-    revealed_memories: list[str] = field(default_factory=list)
-    released_emotions: list[str] = field(default_factory=list)
-    current_focus: str | None = None
-    guidance: ActorGuidance | None = None
     last_levels: dict[str, int] = field(default_factory=dict)
     done: bool = False
 
@@ -85,18 +77,48 @@ class _Episode:
 class EMPAEnv(gym.Env[str, str]):
     """Multi-turn empathetic conversation with a simulated user.
 
-    Args:
-        case_pool: where cases come from: ``None``/``"generated"`` (the generated training pool),
-            ``"generated:SEED:SIZE"``, a suite id such as ``"empa30-v1"``, a directory of case
-            files, or a sequence of :class:`~empa_env.cases.schema.Case`.
-        actor, director, judger: ``"offline"``, ``"llm:MODEL"`` (LiteLLM model string) or a role
-            instance.
-        preset: EPM preset name (``"official"``, ``"paper"``) or an :class:`~epm.config.EPMConfig`.
-        max_turns: overrides the preset's ``max_turns``.
-        reward: ``"idr"`` (norm), ``"idr_goal"`` (goal-zone distance), ``"adr"``, ``"adr_goal"``,
-            ``"potential"``, or a :class:`~epm.rewards.RewardFunction`.
-        epm_overrides: any further EPM parameter, e.g. ``{"min_turns": 6}``.
-        llm_options: passed to LLM roles (``api_base``, ``api_key``, ``cache_path``, ...).
+    ## Description
+    A policy talks with a simulated person who carries a persona, a hidden story and unmet
+    emotional needs (a case). Each step the policy says one reply; the **Judger** rates it with
+    MDEP-PR levels and quoted evidence on three axes (cognitive C, affective A, proactive P), the
+    rubric turns the levels into an increment ``v_t`` that moves the person's deficit ``P_t``
+    (Empathy Physics Model), the **Director** releases parts of the hidden plot, and the **Actor**
+    answers as the person. Roles are offline (embedded) or LLMs through LiteLLM.
+
+    ## Action space
+    The reply text: :class:`~empa_env.spaces.UnicodeText` (any ``str`` up to
+    ``max_reply_chars``); a non-``str`` raises ``TypeError``, an empty reply is judged.
+
+    ## Observation space
+    The person's latest message (:class:`~empa_env.spaces.UnicodeText`); the whole conversation
+    is :attr:`messages` and the full record :attr:`trajectory`.
+
+    ## Rewards
+    The Incremental Distance Reward ``r_t = phi(P_{t-1}) - phi(P_t)`` with ``phi = ||.||``
+    (``reward="idr"``, MICA eq. 7); ``"idr_goal"`` uses the goal-zone distance; ``"adr"``,
+    ``"adr_goal"``, ``"potential"`` and registered rewards are alternatives. A failed judgement
+    scores ``v_t = 0`` and is flagged in ``info``, never hidden.
+
+    ## Starting state
+    ``P_0`` is the case's initial deficit from its IEDR levels (every axis <= 0). ``reset`` picks
+    a case from the pool (seeded) or ``options={"case": id_or_Case}``; the observation is the
+    person's opening message.
+
+    ## Episode end
+    Terminated on success (geometric or positional victory with enough effective energy),
+    failure (collapse, or stagnation with regression) or the Director's ``end_conversation``, none
+    before ``min_turns`` (12); truncated at ``max_turns`` (45) or when the Actor fails. The final
+    ``info["epm"]`` holds the episode's metrics, EPM-Q indices and EPM-Index.
+
+    ## Info
+    The same keys with the same types on every ``reset`` and ``step``:
+    :class:`~empa_env.info.StepInfo`.
+
+    ## Arguments
+    ``EMPAEnv(config=None, **fields)``: an :class:`~empa_env.config.EnvConfig`, and/or its fields
+    as keywords (they override the config): ``case_pool`` (positional too), ``actor``,
+    ``director``, ``judger``, ``preset``, ``max_turns``, ``reward``, ``epm_overrides``,
+    ``llm_options``, ``max_reply_chars``; plus ``render_mode`` (``"ansi"``, ``"human"``).
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -105,39 +127,38 @@ class EMPAEnv(gym.Env[str, str]):
         self,
         case_pool: Any = None,
         *,
-        actor: RoleSpec = "offline",
-        director: RoleSpec = "offline",
-        judger: RoleSpec = "offline",
-        preset: str | EPMConfig = "official",
-        max_turns: int | None = None,
-        reward: str | RewardFunction = "idr",
-        epm_overrides: dict[str, Any] | None = None,
-        llm_options: dict[str, Any] | None = None,
+        config: EnvConfig | None = None,
         render_mode: str | None = None,
-        max_reply_chars: int = 16_384,
+        **fields: Any,
     ) -> None:
-        self.cases: tuple[Case, ...] = resolve_pool(case_pool)
+        unknown = set(fields) - set(EnvConfig.field_names())
+        if unknown:
+            raise TypeError(
+                f"unknown EMPAEnv argument(s) {sorted(unknown)}; known: "
+                f"{', '.join(EnvConfig.field_names())}, config, render_mode"
+            )
+        if case_pool is not None:
+            fields["case_pool"] = case_pool
+        self.env_config: EnvConfig = (config or EnvConfig()).replace(**fields)
+        cfg = self.env_config
+        self.cases: tuple[Case, ...] = resolve_pool(cfg.case_pool)
         if not self.cases:
             raise ValueError("the case pool is empty")
         self._cases_by_id = {c.id: c for c in self.cases}
-        overrides = dict(epm_overrides or {})
-        if max_turns is not None:
-            overrides["max_turns"] = max_turns
-        config = get_preset(preset)
-        self.config: EPMConfig = config.with_overrides(**overrides) if overrides else config
-        self.reward_fn = (
-            reward
-            if isinstance(reward, RewardFunction)
-            else RewardFunction(kind=reward, goal_epsilon=self.config.goal_epsilon)  # type: ignore[arg-type]
-        )
-        self.roles = resolve_roles(actor, director, judger, llm_options)
+        overrides = dict(cfg.epm_overrides)
+        if cfg.max_turns is not None:
+            overrides["max_turns"] = cfg.max_turns
+        preset = get_preset(cfg.preset)
+        self.config: EPMConfig = preset.with_overrides(**overrides) if overrides else preset
+        self.reward_fn = resolve_reward(cfg.reward, goal_epsilon=self.config.goal_epsilon)
+        self.roles = resolve_roles(cfg.actor, cfg.director, cfg.judger, cfg.llm_options)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
             )
         self.render_mode = render_mode
         self.observation_space = UnicodeText(max_length=16_384)
-        self.action_space = UnicodeText(max_length=max_reply_chars)
+        self.action_space = UnicodeText(max_length=cfg.max_reply_chars)
         self._episode: _Episode | None = None
 
     # --- public API --------------------------------------------------------------------------
@@ -176,12 +197,16 @@ class EMPAEnv(gym.Env[str, str]):
         return [m.as_dict() for m in self._require_episode().history]
 
     def describe(self) -> dict[str, Any]:
-        """What defines results of this env (for run fingerprints)."""
-        return {
-            "preset": self.config.to_dict(),
-            "reward": {"kind": self.reward_fn.kind, "gamma": self.reward_fn.gamma},
-            "roles": self.roles.describe(),
-        }
+        """What defines results of this env (the run fingerprint): the configuration with the
+        preset, the reward and the roles resolved to their identities."""
+        out = self.env_config.plain()
+        out.pop("case_pool")
+        out["preset"] = self.config.to_dict()
+        out["reward"] = describe_role(self.reward_fn)
+        out["roles"] = self.roles.describe()
+        for name in ("actor", "director", "judger", "max_turns", "epm_overrides"):
+            out.pop(name)
+        return out
 
     def render(self) -> str | None:
         if self._episode is None:
@@ -240,6 +265,7 @@ class EMPAEnv(gym.Env[str, str]):
                 meta={"seed": seed, "roles": self.roles.describe()},
             ),
             persona=ActorPersona.from_case(case),
+            plot=PlotState(case),
         )
         self._episode = ep
         opening = yield _Call("actor", "open", ActorView(ep.persona, (), None, 0, seed))
@@ -248,17 +274,7 @@ class EMPAEnv(gym.Env[str, str]):
             raise RuntimeError(f"the Actor could not open the conversation: {error}")
         ep.history.append(Message("user", opening))
         ep.trajectory.opening = opening
-        info = {
-            "case_id": case.id,
-            "turn": 0,
-            "p0": [float(x) for x in case.p0],
-            "position": [float(x) for x in case.p0],
-            "dominant_axis": case.dominant_axis,
-            "difficulty": case.difficulty,
-            "domain": case.domain,
-            "preset": self.config.name,
-            "status": "ongoing",
-        }
+        info = self._info(ep, status="ongoing")
         return opening, info
 
     def _step_flow(
@@ -276,7 +292,11 @@ class EMPAEnv(gym.Env[str, str]):
         turn = ep.tracker.turn + 1
 
         # 1. The Judger rates the reply in the context of the history before it.
-        profile = JudgeProfile.from_case(ep.case, tuple(ep.released_emotions), ep.current_focus)  # type: ignore[arg-type]
+        profile = JudgeProfile.from_case(
+            ep.case,
+            tuple(ep.plot.released_emotions),
+            ep.plot.current_focus,  # type: ignore[arg-type]
+        )
         judged = yield _Call("judger", "judge", JudgeView(profile, tuple(ep.history), reply, turn))
         judgement = self._checked_judgement(judged)
         ep.history.append(Message("assistant", reply))
@@ -302,7 +322,7 @@ class EMPAEnv(gym.Env[str, str]):
             said = yield _Call(
                 "actor",
                 "respond",
-                ActorView(ep.persona, tuple(ep.history), ep.guidance, turn, ep.seed),
+                ActorView(ep.persona, tuple(ep.history), ep.plot.guidance, turn, ep.seed),
             )
             if isinstance(said, _Failed) or not isinstance(said, str) or not said.strip():
                 aborted = (
@@ -332,10 +352,8 @@ class EMPAEnv(gym.Env[str, str]):
         traj.turns.append(record)
         terminated = status.outcome in ("success", "failure", "director_end")
         truncated = status.outcome == "truncated" or aborted is not None
-        info = self._step_info(ep, record, judgement)
         if aborted is not None:
             traj.meta["aborted"] = f"actor failed at turn {turn}: {aborted}"
-            info["aborted"] = traj.meta["aborted"]
             record.status = "truncated"
         if terminated or truncated:
             ep.done = True
@@ -343,8 +361,7 @@ class EMPAEnv(gym.Env[str, str]):
             traj.victory_type = status.victory_type
             traj.failure_reason = status.failure_reason
             traj.meta["judge_failures"] = traj.judge_failures
-            info["status"] = traj.outcome
-            info["epm"] = evaluate(traj, self.config)
+        info = self._info(ep, record, judgement)
         return user_message, reward, terminated, truncated, info
 
     # --- helpers -----------------------------------------------------------------------------
@@ -392,99 +409,81 @@ class EMPAEnv(gym.Env[str, str]):
             position=tuple(float(x) for x in t.position),  # type: ignore[arg-type]
             last_increment=tuple(float(x) for x in (t.positions[-1] - t.positions[-2])),  # type: ignore[arg-type]
             epm=block,
-            released_stages=tuple(ep.released_stages),
-            revealed_memories=tuple(ep.revealed_memories),
+            released_stages=tuple(ep.plot.released_stages),
+            revealed_memories=tuple(ep.plot.revealed_memories),
             can_end=t.turn >= self.config.ending.min_turns,
             last_levels=dict(ep.last_levels),
-            stage_release_turns=tuple(ep.stage_release_turns),
+            stage_release_turns=tuple(ep.plot.stage_release_turns),
+            min_turns=self.config.ending.min_turns,
         )
 
     def _apply_director(self, ep: _Episode, directed: Any, turn: int) -> DirectorAction:
-        """Enforce the Director's rules and turn its tool call into guidance for the Actor."""
+        """The Director's call through the plot's rulebook; a failure or a malformed call is
+        recorded as a rejected ``observe_and_wait``, and an accepted end ends the episode."""
         if isinstance(directed, _Failed):
             action = DirectorAction(
                 "observe_and_wait", {}, rejected=f"director failed: {directed.error}"
             )
-        elif not isinstance(directed, DirectorAction) or directed.tool not in DIRECTOR_TOOLS:
+        elif not isinstance(directed, DirectorAction):
             action = DirectorAction(
                 "observe_and_wait", {}, rejected=f"not a valid tool call: {directed!r}"
             )
         else:
             action = directed
-        args = action.args
-        stance = args.get("stance") if args.get("stance") in STANCES else None
-        focus = None
-        release: Release | None = None
-        rejected = action.rejected
-        tool = action.tool if rejected is None else "observe_and_wait"
-
-        if tool in ("select_and_reveal_fragment", "introduce_turning_point"):
-            idx = args.get("stage_index")
-            if not isinstance(idx, int) or isinstance(idx, bool) or not 0 <= idx < 4:
-                rejected = f"stage_index must be 0..3, got {idx!r}"
-            elif idx in ep.released_stages:
-                rejected = f"stage {idx} was already released"
-            else:
-                stage = ep.case.plot.stages[idx]
-                kind = "stage" if tool == "select_and_reveal_fragment" else "turning_point"
-                release = Release(kind, str(idx), stage.summary, stage.narration)
-                ep.released_stages.append(idx)
-                ep.stage_release_turns.append(turn)
-                ep.released_emotions.extend(stage.emotions)
-                aspect = args.get("empathy_aspect")
-                focus = aspect if aspect in ASPECTS else stage.focus
-                ep.current_focus = focus
-        elif tool == "reveal_memory":
-            period = args.get("memory_period")
-            if period not in MEMORY_PERIODS:
-                rejected = f"memory_period must be one of {MEMORY_PERIODS}, got {period!r}"
-            elif period in ep.revealed_memories:
-                rejected = f"the {period} memory was already revealed"
-            else:
-                ep.revealed_memories.append(period)
-                lines = getattr(ep.case.voice.memories, period)
-                release = Release(
-                    "memory", period, getattr(ep.case.experience, period, lines[0]), lines
-                )
-        elif tool == "adjust_empathy_strategy":
-            aspect = args.get("focus_aspect")
-            if aspect in ASPECTS:
-                focus = aspect
-            else:
-                rejected = f"focus_aspect must be one of {ASPECTS}, got {aspect!r}"
-        elif tool == "end_conversation" and not ep.tracker.end_by_director():
-            rejected = f"end_conversation is not allowed before turn {self.config.ending.min_turns}"
-
-        if release is None and ep.guidance is not None and ep.guidance.release is not None:
-            pending = ep.guidance.release
-            said = " ".join(m.content for m in ep.history if m.role == "user")
-            if any(line not in said for line in pending.lines):
-                release = pending  # the user has not finished telling it
-        text = str(args.get("actor_guidance") or args.get("focus_suggestion") or "")
-        ep.guidance = ActorGuidance(text=text, stance=stance, focus=focus, release=release)  # type: ignore[arg-type]
-        if rejected != action.rejected:
-            action = DirectorAction(action.tool, dict(args), rejected=rejected)
+        min_turns = self.config.ending.min_turns
+        action = ep.plot.apply(
+            action,
+            turn=turn,
+            history=ep.history,
+            can_end=ep.tracker.turn >= min_turns and not ep.tracker.status.done,
+            min_turns=min_turns,
+        )
+        if action.tool == "end_conversation" and action.rejected is None:
+            ep.tracker.end_by_director()
         return action
 
-    def _step_info(self, ep: _Episode, record: TurnRecord, judgement: Judgement) -> dict[str, Any]:
+    def _info(
+        self,
+        ep: _Episode,
+        record: TurnRecord | None = None,
+        judgement: Judgement | None = None,
+        status: str | None = None,
+    ) -> StepInfo:
+        """The typed ``info`` of a reset (no record) or a step; see :class:`StepInfo`."""
         t = ep.tracker
+        case = ep.case
+        traj = ep.trajectory
+        zeros = {f"{a}_{k}": 0 for k in ("Prog", "Neg") for a in AXES}
+        if record is None or judgement is None:
+            position = [float(x) for x in case.p0]
+            return {
+                "case_id": case.id, "turn": 0, "p0": list(position),
+                "dominant_axis": case.dominant_axis, "difficulty": case.difficulty,
+                "domain": case.domain, "preset": self.config.name,
+                "levels": zeros, "evidence": {}, "reasoning": {},
+                "judge_failed": False, "judge_error": "",
+                "increment": [0.0, 0.0, 0.0], "position": position,
+                "delta_E": 0.0, "alignment": 0.0, "projection": float(t.projection),
+                "distance": float(t.distance), "E_total": 0.0,
+                "director": director_info(None),
+                "status": status or "ongoing", "victory_type": "", "failure_reason": "",
+                "aborted": "", "epm": {},
+            }  # fmt: skip
+        ended = ep.done
         return {
-            "case_id": ep.case.id,
-            "turn": record.turn,
-            "levels": dict(ep.last_levels),
-            "evidence": dict(judgement.evidence),
-            "reasoning": dict(judgement.reasoning),
-            "judge_failed": judgement.failed,
-            "judge_error": judgement.error,
-            "increment": list(record.v),
-            "position": list(record.position),
-            "delta_E": record.delta_E,
-            "alignment": record.alignment,
-            "projection": record.projection,
-            "distance": record.distance,
-            "E_total": t.e_total,
-            "director": record.director,
-            "status": record.status,
-            "victory_type": t.status.victory_type,
-            "failure_reason": t.status.failure_reason,
-        }
+            "case_id": case.id, "turn": record.turn, "p0": [float(x) for x in case.p0],
+            "dominant_axis": case.dominant_axis, "difficulty": case.difficulty,
+            "domain": case.domain, "preset": self.config.name,
+            "levels": dict(ep.last_levels) or zeros,
+            "evidence": dict(judgement.evidence), "reasoning": dict(judgement.reasoning),
+            "judge_failed": judgement.failed, "judge_error": judgement.error or "",
+            "increment": list(record.v), "position": list(record.position),
+            "delta_E": record.delta_E, "alignment": record.alignment,
+            "projection": record.projection, "distance": record.distance,
+            "E_total": float(t.e_total), "director": director_info(record.director),
+            "status": (traj.outcome or record.status) if ended else record.status,
+            "victory_type": t.status.victory_type or "",
+            "failure_reason": t.status.failure_reason or "",
+            "aborted": str(traj.meta.get("aborted", "")),
+            "epm": typed_metrics(evaluate(traj, self.config)) if ended else {},
+        }  # fmt: skip

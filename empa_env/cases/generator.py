@@ -43,10 +43,9 @@ from empa_env.cases.components import (
     load_library,
     render,
 )
-from empa_env.cases.schema import DOMAINS, STANCES, Case
+from empa_env.cases.schema import AXIS_TO_ASPECT, DOMAINS, STANCES, Case
 from epm.rubric import AXES, IEDR_INDICATORS, IEDR_SCORES, POOL_NORM_MEAN, POOL_NORM_SD
 
-AXIS_ASPECT: dict[str, str] = {"C": "cognitive", "A": "affective", "P": "motivational"}
 PRIORITY_INDICATOR: dict[str, str] = {"cognitive": "C.3", "affective": "A.3", "motivational": "P.3"}
 #: Priorities a C.3 / A.3 / P.3 level is consistent with (the first is the more likely draw).
 PRIORITIES_FOR_LEVEL: dict[int, tuple[str, ...]] = {
@@ -580,8 +579,8 @@ class ProceduralGenerator:
         """The aspect with the highest priority level; ties go to the dominant axis, then at random."""
         top = max(levels[ind] for ind in PRIORITY_INDICATOR.values())
         best = [a for a, ind in PRIORITY_INDICATOR.items() if levels[ind] == top]
-        if AXIS_ASPECT[axis] in best:
-            return AXIS_ASPECT[axis]
+        if AXIS_TO_ASPECT[axis] in best:
+            return AXIS_TO_ASPECT[axis]
         return _pick(rng, best)
 
 
@@ -591,7 +590,7 @@ def generate_cases(n: int, seed: int = 0, generator: CaseGenerator | None = None
 
 
 __all__ = [
-    "AXIS_ASPECT", "PRIORITIES_FOR_LEVEL", "PRIORITY_INDICATOR", "THRESHOLD_BY_ACCESSIBILITY",
+    "PRIORITIES_FOR_LEVEL", "PRIORITY_INDICATOR", "THRESHOLD_BY_ACCESSIBILITY",
     "CaseGenerator", "LevelSampler", "PersonName", "ProceduralGenerator", "Provenance", "generate_cases", "persona_slots",
     "priority_consistent", "role_slots",
 ]  # fmt: skip

@@ -15,7 +15,7 @@ speaks the ``voice`` lines; both receive released plot material only through the
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -39,18 +39,16 @@ DOMAIN_LABELS: dict[str, str] = {
     "career": "career",
 }
 StageKind = Literal["evoked_memory", "reflection", "self_examination", "emotional_eruption"]
-STAGE_KINDS: tuple[str, ...] = (
-    "evoked_memory",
-    "reflection",
-    "self_examination",
-    "emotional_eruption",
-)
+STAGE_KINDS: tuple[str, ...] = get_args(StageKind)
 Stance = Literal["guarded", "neutral", "opening_up", "hurt"]
-STANCES: tuple[str, ...] = ("guarded", "neutral", "opening_up", "hurt")
+STANCES: tuple[str, ...] = get_args(Stance)
 MemoryPeriod = Literal["childhood", "adolescence", "young_adulthood", "current"]
-MEMORY_PERIODS: tuple[str, ...] = ("childhood", "adolescence", "young_adulthood", "current")
+MEMORY_PERIODS: tuple[str, ...] = get_args(MemoryPeriod)
+#: The three kinds of empathy need, named as in the case profile (C, A, P as aspects).
 EmpathyAspect = Literal["affective", "motivational", "cognitive"]
+EMPATHY_ASPECTS: tuple[str, ...] = get_args(EmpathyAspect)
 ASPECT_TO_AXIS: dict[str, str] = {"cognitive": "C", "affective": "A", "motivational": "P"}
+AXIS_TO_ASPECT: dict[str, str] = {axis: aspect for aspect, axis in ASPECT_TO_AXIS.items()}
 
 NonEmpty = Field(min_length=1)
 

@@ -17,9 +17,14 @@ Options: the client's (``api_base``, ``api_key``, ``api_key_env``, ``timeout``, 
 
 from __future__ import annotations
 
-import inspect
-from typing import Any
-
+from empa_env.llm.build import (
+    ROLE_CLASSES,
+    build_role,
+    llm_actor,
+    llm_director,
+    llm_judger,
+    role_option_names,
+)
 from empa_env.llm.cache import ResponseCache, cache_key
 from empa_env.llm.client import (
     ClientConfig,
@@ -38,40 +43,6 @@ from empa_env.llm.roles import (
     failure_kind,
 )
 
-ROLE_CLASSES: dict[str, type] = {"actor": LLMActor, "director": LLMDirector, "judger": LLMJudger}
-_COMMON = {"client", "ledger", "max_repairs"}
-
-
-def _own_options(cls: type) -> set[str]:
-    params = inspect.signature(cls.__init__).parameters
-    return {n for n, p in params.items() if p.kind is p.KEYWORD_ONLY}
-
-
-def role_option_names() -> set[str]:
-    """Every option name ``build_role`` accepts (for any kind)."""
-    names = set(CLIENT_OPTIONS) | _COMMON
-    for cls in ROLE_CLASSES.values():
-        names |= _own_options(cls)
-    return names
-
-
-def build_role(kind: str, model: str, **options: Any) -> LLMActor | LLMDirector | LLMJudger:
-    """An LLM role for ``kind`` in {"actor", "director", "judger"} playing ``model``."""
-    if kind not in ROLE_CLASSES:
-        raise ValueError(f"kind must be one of {sorted(ROLE_CLASSES)}, got {kind!r}")
-    if not model:
-        raise ValueError("model must be a LiteLLM model string, e.g. 'openai/gpt-4o-mini'")
-    unknown = set(options) - role_option_names()
-    if unknown:
-        raise TypeError(
-            f"unknown LLM option(s) {sorted(unknown)}; known: {sorted(role_option_names())}"
-        )
-    cls = ROLE_CLASSES[kind]
-    other_roles = set().union(*(_own_options(c) for c in ROLE_CLASSES.values())) - _own_options(cls)
-    mine = {k: v for k, v in options.items() if k not in other_roles - CLIENT_OPTIONS - _COMMON}
-    return cls(model, **mine)
-
-
 __all__ = [
     "CLIENT_OPTIONS",
     "ROLE_CLASSES",
@@ -86,6 +57,9 @@ __all__ = [
     "RoleFailure",
     "UsageLedger",
     "build_role",
+    "llm_actor",
+    "llm_director",
+    "llm_judger",
     "cache_key",
     "classify_error",
     "failure_kind",

@@ -21,12 +21,11 @@ from typing import Any
 import numpy as np
 
 from empa_env.cases.schema import Case
+from empa_env.plot import PlotState
 from empa_env.roles.base import Judger
-from empa_env.roles.views import JudgeProfile, JudgeView, Message
+from empa_env.roles.views import DIRECTOR_TOOLS, DirectorAction, JudgeProfile, JudgeView, Message
 from epm.rubric import increment
 from epm.trajectory import Judgement, Trajectory
-
-_ASPECTS = ("affective", "motivational", "cognitive")
 
 
 def judge_views(trajectory: Trajectory, case: Case) -> list[JudgeView]:
@@ -34,26 +33,22 @@ def judge_views(trajectory: Trajectory, case: Case) -> list[JudgeView]:
     if trajectory.case_id != case.id:
         raise ValueError(f"trajectory is for case {trajectory.case_id!r}, not {case.id!r}")
     history: list[Message] = [Message("user", trajectory.opening)] if trajectory.opening else []
-    released: list[str] = []
-    focus: str | None = None
+    plot = PlotState(case)  # the env's rulebook, replayed on the recorded Director calls
     views = []
     for record in trajectory.turns:
-        profile = JudgeProfile.from_case(case, tuple(released), focus)  # type: ignore[arg-type]
+        profile = JudgeProfile.from_case(
+            case,
+            tuple(plot.released_emotions),
+            plot.current_focus,  # type: ignore[arg-type]
+        )
         views.append(JudgeView(profile, tuple(history), record.reply, record.turn))
         history.append(Message("assistant", record.reply))
         if record.user_message:
             history.append(Message("user", record.user_message))
         call = record.director or {}
-        if call.get("rejected") is None and call.get("tool") in (
-            "select_and_reveal_fragment",
-            "introduce_turning_point",
-        ):
-            index = (call.get("args") or {}).get("stage_index")
-            if isinstance(index, int) and 0 <= index < len(case.plot.stages):
-                stage = case.plot.stages[index]
-                released.extend(stage.emotions)
-                aspect = (call.get("args") or {}).get("empathy_aspect")
-                focus = aspect if aspect in _ASPECTS else stage.focus
+        if not call.get("rejected") and call.get("tool") in DIRECTOR_TOOLS:
+            action = DirectorAction(call["tool"], dict(call.get("args") or {}))
+            plot.apply(action, turn=record.turn, history=history, can_end=True, min_turns=0)
     return views
 
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from empa_env.cases.schema import MEMORY_PERIODS, STANCES
+from empa_env.cases.schema import EMPATHY_ASPECTS, MEMORY_PERIODS, STANCES
 from empa_env.llm.parsing import OutputError, as_int, as_text, extract_json_object
+from empa_env.plot import violation
 from empa_env.roles.views import DIRECTOR_TOOLS, DirectorAction, DirectorView
-
-ASPECTS: tuple[str, ...] = ("affective", "motivational", "cognitive")
 
 _TEXT = {"type": "string"}
 _STAGE = {"type": "integer", "enum": [0, 1, 2, 3], "description": "index of the plot stage"}
@@ -71,7 +70,7 @@ DIRECTOR_TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
         "adjust_empathy_strategy",
         "Change which need the person shows, and how guarded they are.",
         {
-            "focus_aspect": {"type": "string", "enum": list(ASPECTS)},
+            "focus_aspect": {"type": "string", "enum": list(EMPATHY_ASPECTS)},
             "reason": _TEXT,
             "actor_guidance": _TEXT,
         },
@@ -82,7 +81,7 @@ DIRECTOR_TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
         "Something shifts: bring in a plot stage as a turning point on one empathy aspect.",
         {
             "stage_index": _STAGE,
-            "empathy_aspect": {"type": "string", "enum": list(ASPECTS)},
+            "empathy_aspect": {"type": "string", "enum": list(EMPATHY_ASPECTS)},
             "reason": _TEXT,
         },
         {"actor_guidance": _TEXT, "stance": _STANCE},
@@ -189,22 +188,7 @@ def validate_call(name: str, args: dict[str, Any], view: DirectorView) -> Direct
             out[key] = value
         else:
             out[key] = as_text(args.get(key))
-    if name == "end_conversation" and not view.can_end:
-        raise OutputError(
-            "rule", "end_conversation is not allowed now (can_end: false); choose another tool"
-        )
-    if name == "select_and_reveal_fragment" and out["stage_index"] in view.released_stages:
-        hidden = [i for i in range(n_stages) if i not in view.released_stages]
-        raise OutputError(
-            "rule",
-            f"stage {out['stage_index']} is already released; hidden stages: "
-            f"{', '.join(map(str, hidden)) or 'none (use another tool)'}",
-        )
-    if name == "reveal_memory" and out["memory_period"] in view.revealed_memories:
-        left = [p for p in MEMORY_PERIODS if p not in view.revealed_memories]
-        raise OutputError(
-            "rule",
-            f"the {out['memory_period']} memory was already revealed; left: "
-            f"{', '.join(left) or 'none (use another tool)'}",
-        )
+    broken = violation(view.rules, name, out)  # the plot's rulebook, shared with the env
+    if broken is not None:
+        raise OutputError("rule", broken)
     return DirectorAction(name, out)  # type: ignore[arg-type]

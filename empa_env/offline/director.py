@@ -8,6 +8,7 @@ point, and the Actor's stance follows how the last reply landed.
 
 from __future__ import annotations
 
+from empa_env.cases.schema import AXIS_TO_ASPECT
 from empa_env.roles.base import Director
 from empa_env.roles.views import DirectorAction, DirectorView
 
@@ -15,7 +16,6 @@ from empa_env.roles.views import DirectorAction, DirectorView
 FIRST_STAGE_TURN = 3
 STAGE_SPACING = 4
 MEMORY_ORDER = ("current", "childhood", "adolescence", "young_adulthood")
-ASPECT_OF_AXIS = {"C": "cognitive", "A": "affective", "P": "motivational"}
 
 
 def stance_for(view: DirectorView) -> str:
@@ -37,8 +37,9 @@ class OfflineDirector(Director):
     def direct(self, view: DirectorView) -> DirectorAction:
         stance = stance_for(view)
         d_e = view.epm.get("last_delta_E", 0.0)
+        rules = view.rules
         released = set(view.released_stages)
-        next_stage = next((i for i in range(4) if i not in released), None)
+        next_stage = rules.hidden_stages[0] if rules.hidden_stages else None
         last_release = max(view.stage_release_turns, default=0)
 
         if stance == "hurt":
@@ -68,7 +69,7 @@ class OfflineDirector(Director):
                     "stance": "opening_up",
                 },
             )
-        unrevealed = [p for p in MEMORY_ORDER if p not in view.revealed_memories]
+        unrevealed = [p for p in MEMORY_ORDER if p in rules.memories_left]
         if stance == "opening_up" and unrevealed and released:
             return DirectorAction(
                 "reveal_memory",
@@ -110,7 +111,7 @@ class OfflineDirector(Director):
         if view.epm.get("last_alignment", 0.0) < 0.3 and view.turn >= 2:
             deficit = dict(zip("CAP", view.position, strict=True))
             worst_axis = min(deficit, key=lambda a: deficit[a])
-            aspect = ASPECT_OF_AXIS[worst_axis]
+            aspect = AXIS_TO_ASPECT[worst_axis]
             return DirectorAction(
                 "adjust_empathy_strategy",
                 {

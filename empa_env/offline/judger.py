@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from empa_env.cases.schema import Cues
+from empa_env.cases.schema import ASPECT_TO_AXIS, Cues
 from empa_env.offline.lexicon import Lexicon, load_lexicon, shingles, words
 from empa_env.roles.base import Judger
 from empa_env.roles.views import JudgeView
@@ -33,7 +33,6 @@ POSITIVE_FAMILIES = (
 )  # fmt: skip
 #: Validating or clarifying replies the user needs before advice lands, by empathy threshold.
 RAPPORT_NEEDED = {"high": 2, "medium": 1, "low": 0}
-PRIORITY_AXIS = {"cognitive": "C", "affective": "A", "motivational": "P"}
 REPEAT_JACCARD = 0.5
 PARROT_SHARE = 0.5
 VERBOSE_WORDS = 160
@@ -490,7 +489,7 @@ class OfflineJudger(Judger):
 
         # --- fit to this user -----------------------------------------------------------------
         priorities = profile.profile.priorities
-        for aspect, axis in PRIORITY_AXIS.items():
+        for aspect, axis in ASPECT_TO_AXIS.items():
             if getattr(priorities, aspect) == "low":
                 r.cap_progress(axis, 1, "this user needs this kind of empathy least")
         if len(reply.tokens) > VERBOSE_WORDS:

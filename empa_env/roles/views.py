@@ -14,7 +14,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
-from empa_env.cases.schema import Case, Cues, Experience, Persona, PlotStage, Profile, Voice
+from empa_env.cases.schema import (
+    MEMORY_PERIODS,
+    Case,
+    Cues,
+    EmpathyAspect,
+    Experience,
+    Persona,
+    PlotStage,
+    Profile,
+    Stance,
+    Voice,
+)
 
 Role = Literal["user", "assistant"]
 
@@ -80,8 +91,8 @@ class ActorGuidance:
     """
 
     text: str = ""
-    stance: Literal["guarded", "neutral", "opening_up", "hurt"] | None = None
-    focus: Literal["affective", "motivational", "cognitive"] | None = None
+    stance: Stance | None = None
+    focus: EmpathyAspect | None = None
     release: Release | None = None
 
 
@@ -107,14 +118,14 @@ class JudgeProfile:
     #: Deeper emotions unlocked by plot stages the user has already talked about.
     released_emotions: tuple[str, ...] = ()
     #: The need the most recently told part of the story brings forward (None before any).
-    current_focus: Literal["affective", "motivational", "cognitive"] | None = None
+    current_focus: EmpathyAspect | None = None
 
     @classmethod
     def from_case(
         cls,
         case: Case,
         released_emotions: tuple[str, ...] = (),
-        current_focus: Literal["affective", "motivational", "cognitive"] | None = None,
+        current_focus: EmpathyAspect | None = None,
     ) -> JudgeProfile:
         return cls(
             case_id=case.id,
@@ -139,6 +150,27 @@ class JudgeView:
 
 
 @dataclass(frozen=True)
+class PlotRules:
+    """What the plot allows now (the rule check itself is :func:`empa_env.plot.violation`)."""
+
+    n_stages: int
+    released_stages: tuple[int, ...]
+    revealed_memories: tuple[str, ...]
+    can_end: bool
+    min_turns: int
+
+    @property
+    def hidden_stages(self) -> tuple[int, ...]:
+        """Stages not yet released, in plot order."""
+        return tuple(i for i in range(self.n_stages) if i not in self.released_stages)
+
+    @property
+    def memories_left(self) -> tuple[str, ...]:
+        """Memory periods not yet revealed, in life order."""
+        return tuple(p for p in MEMORY_PERIODS if p not in self.revealed_memories)
+
+
+@dataclass(frozen=True)
 class DirectorView:
     """The omniscient view: the whole case, the history, the EPM state and the plot progress."""
 
@@ -155,10 +187,23 @@ class DirectorView:
     last_levels: dict[str, int] = field(default_factory=dict)
     #: The turn at which each released stage came out, in release order.
     stage_release_turns: tuple[int, ...] = ()
+    #: The first turn at which the conversation may end.
+    min_turns: int = 12
 
     @property
     def stages(self) -> tuple[PlotStage, ...]:
         return self.case.plot.stages
+
+    @property
+    def rules(self) -> PlotRules:
+        """What the plot allows now: hidden stages, memories left, whether it may end."""
+        return PlotRules(
+            n_stages=len(self.case.plot.stages),
+            released_stages=self.released_stages,
+            revealed_memories=self.revealed_memories,
+            can_end=self.can_end,
+            min_turns=self.min_turns,
+        )
 
 
 DirectorTool = Literal[

@@ -13,7 +13,6 @@ import yaml
 
 from empa_env.cases.components import load_library
 from empa_env.cases.generator import (
-    AXIS_ASPECT,
     PRIORITY_INDICATOR,
     CaseGenerator,
     LevelSampler,
@@ -21,7 +20,7 @@ from empa_env.cases.generator import (
     priority_consistent,
 )
 from empa_env.cases.loader import dump_case, parse_case
-from empa_env.cases.schema import DOMAINS, STANCES
+from empa_env.cases.schema import AXIS_TO_ASPECT, DOMAINS, STANCES
 from empa_env.cases.suites import training_pool
 from epm.rubric import AXES, POOL_NORM_MEAN, POOL_NORM_SD, dominant_axis, initial_deficit
 
@@ -152,8 +151,8 @@ def test_hoped_empathy_is_written_for_the_top_priority(with_provenance):
         ]
         assert written_for, case.id
         assert all(levels[PRIORITY_INDICATOR[a]] == top for a in written_for), case.id
-        if levels[PRIORITY_INDICATOR[AXIS_ASPECT[case.dominant_axis]]] == top:
-            assert AXIS_ASPECT[case.dominant_axis] in written_for, case.id
+        if levels[PRIORITY_INDICATOR[AXIS_TO_ASPECT[case.dominant_axis]]] == top:
+            assert AXIS_TO_ASPECT[case.dominant_axis] in written_for, case.id
 
 
 def test_story_is_coherent(with_provenance):

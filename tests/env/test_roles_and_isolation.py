@@ -172,9 +172,9 @@ def test_director_rules_are_enforced():
             break
     rejected = [i["director"]["rejected"] for i in infos[:5]]
     assert "not allowed before turn 12" in rejected[0]
-    assert rejected[1] is None
+    assert rejected[1] == ""
     assert "already revealed" in rejected[2]
-    assert "stage_index must be 0..3" in rejected[3]
+    assert "stage_index must be an integer between 0 and 3" in rejected[3]
     assert "focus_aspect must be one of" in rejected[4]
     assert env.trajectory.outcome in ("director_end", "failure", "success")
     if env.trajectory.outcome == "director_end":

@@ -32,7 +32,7 @@ def test_rules_are_enforced(case):
     ok = validate_call("select_and_reveal_fragment", {"stage_index": "1", "reason": "r"}, view)
     assert ok.tool == "select_and_reveal_fragment" and ok.args["stage_index"] == 1
     cases = [
-        ("end_conversation", {"reason": "done"}, "not allowed now"),
+        ("end_conversation", {"reason": "done"}, "not allowed before turn"),
         ("select_and_reveal_fragment", {"stage_index": 0}, "already released"),
         ("select_and_reveal_fragment", {"stage_index": 4}, "between 0 and 3"),
         ("reveal_memory", {"memory_period": "childhood"}, "already revealed"),
