@@ -11,6 +11,7 @@ from typing import Any
 
 from benchmarks.runner import BenchConfig, run_benchmark
 from benchmarks.store import DB_NAME, ConfigMismatchError, RunStore
+from empa_env.config import EnvConfig
 from empa_env.policy import policies as policy_kinds
 
 
@@ -48,15 +49,17 @@ def _open_store(run_dir: Path) -> RunStore:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     config = BenchConfig(
+        env=EnvConfig(
+            actor=args.actor,
+            director=args.director,
+            judger=args.judger,
+            preset=args.preset,
+            max_turns=args.max_turns,
+            reward=args.reward,
+            llm_options=_llm_options(args),
+        ),
         suite=args.suite,
         seeds=args.seeds,
-        actor=args.actor,
-        director=args.director,
-        judger=args.judger,
-        preset=args.preset,
-        max_turns=args.max_turns,
-        reward=args.reward,
-        llm_options=_llm_options(args),
         nee_judges=list(args.nee_judge or []),
     )
     policies = args.policy or default_policies()

@@ -11,7 +11,7 @@ import asyncio
 import sys
 import traceback
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,44 +19,41 @@ from tqdm.auto import tqdm
 
 from benchmarks.store import EpisodeRow, RunStore, episode_key
 from empa_env import __version__
-from empa_env.backends import Roles, resolve_roles
+from empa_env.backends import Roles
 from empa_env.cases.schema import Case
 from empa_env.cases.suites import load_suite
+from empa_env.config import EnvConfig
 from empa_env.env import EMPAEnv
 from empa_env.policy import Policy, load_policy
+from epm.episode import evaluate
 from epm.nee import fcs
 
 
 @dataclass
 class BenchConfig:
-    """Everything that defines a run's results (the store refuses to mix configurations)."""
+    """Everything that defines a run's results (the store refuses to mix configurations): the
+    environment's configuration, the suite, the seeds and the NEE panel."""
 
+    env: EnvConfig = field(default_factory=EnvConfig)
     suite: str = "empa30-v1"
     seeds: int = 1
-    actor: str = "offline"
-    director: str = "offline"
-    judger: str = "offline"
-    preset: str = "official"
-    max_turns: int | None = None
-    reward: str = "idr"
-    llm_options: dict[str, Any] = field(default_factory=dict)
     #: LiteLLM models of the NEE panel; empty = no NEE (and no FCS) in the results.
     nee_judges: list[str] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        if self.seeds < 1:
+            raise ValueError(f"seeds must be >= 1, got {self.seeds}")
+
     def fingerprint_config(
-        self, roles: Roles, suite_version: int, case_ids: Sequence[str]
+        self, env: EMPAEnv, suite_version: int, case_ids: Sequence[str]
     ) -> dict[str, Any]:
-        """The configuration that results depend on (API keys never included)."""
-        safe_llm = {k: v for k, v in self.llm_options.items() if "key" not in k.lower()}
+        """The configuration that results depend on: the env's resolved configuration
+        (:meth:`EMPAEnv.describe`, API keys never included), the suite and its cases, the panel."""
         return {
             "suite": self.suite,
             "suite_version": suite_version,
             "cases": list(case_ids),
-            "preset": self.preset,
-            "max_turns": self.max_turns,
-            "reward": self.reward,
-            "roles": roles.describe(),
-            "llm_options": safe_llm,
+            "env": env.describe(),
             "nee_judges": list(self.nee_judges),
             "package_version": __version__,
         }
@@ -99,11 +96,20 @@ async def run_benchmark(
     """Run (or resume) a benchmark; see the module docstring."""
     suite = load_suite(config.suite)
     cases = list(suite.cases)
-    roles = resolve_roles(config.actor, config.director, config.judger, config.llm_options)
+    # One environment resolves the roles and the reward once; every episode shares them.
+    template = EMPAEnv(config=config.env.replace(case_pool=cases))
+    roles = template.roles
+    shared = config.env.replace(
+        case_pool=None,
+        actor=roles.actor,
+        director=roles.director,
+        judger=roles.judger,
+        reward=template.reward_fn,
+    )
     loaded = (
         list(policies)
         if policies is not None
-        else [load_policy(s, **config.llm_options) for s in policy_specs]
+        else [load_policy(s, **config.env.llm_options) for s in policy_specs]
     )
     names = [p.name for p in loaded]
     if len(set(names)) != len(names):
@@ -111,7 +117,7 @@ async def run_benchmark(
     panel = _nee_panel(config)
 
     store = RunStore(
-        run_dir, config.fingerprint_config(roles, suite.version, [c.id for c in cases])
+        run_dir, config.fingerprint_config(template, suite.version, [c.id for c in cases])
     )
     for p in loaded:
         store.register_policy(p.name, p.describe())
@@ -131,19 +137,11 @@ async def run_benchmark(
     async def one(policy: Policy, case: Case, seed: int) -> None:
         nonlocal finished, failed
         async with semaphore:
-            env = EMPAEnv(
-                [case],
-                actor=roles.actor,
-                director=roles.director,
-                judger=roles.judger,
-                preset=config.preset,
-                max_turns=config.max_turns,
-                reward=config.reward,
-            )
+            env = EMPAEnv([case], config=shared)
             key = episode_key(policy.name, case.id, seed)
             try:
-                info = await play_episode(env, policy, case, seed)
-                metrics = dict(info["epm"])
+                await play_episode(env, policy, case, seed)
+                metrics = evaluate(env.trajectory, env.config)  # the JSON-safe record
                 if panel is not None:
                     metrics.update(await score_nee(panel, case, env, metrics["EPM_Index"]))
             except Exception as exc:  # recorded, visible, and retried by the next run
@@ -181,7 +179,7 @@ def _nee_panel(config: BenchConfig) -> Any:
     from empa_env.llm.nee import NEEPanel
 
     client_fields = set(ClientConfig.__dataclass_fields__) - {"model"}
-    options = {k: v for k, v in config.llm_options.items() if k in client_fields}
+    options = {k: v for k, v in config.env.llm_options.items() if k in client_fields}
     return NEEPanel(config.nee_judges, **options)
 
 
@@ -217,7 +215,3 @@ def run_usage(roles: Roles, policies: Sequence[Policy]) -> dict[str, Any]:
         if hasattr(policy, "usage"):
             usage[f"policy:{policy.name}"] = policy.usage()
     return usage
-
-
-def config_dict(config: BenchConfig) -> dict[str, Any]:
-    return asdict(config)

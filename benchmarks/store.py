@@ -114,7 +114,8 @@ class RunStore:
             return
         if stored.get("fingerprint") != fp:
             old = json.loads(stored.get("config", "{}"))
-            diff = sorted(k for k in set(old) | set(config) if old.get(k) != config.get(k))
+            new = json.loads(json.dumps(config, sort_keys=True, default=str))
+            diff = _differing_paths(old, new)
             raise ConfigMismatchError(
                 f"{self.run_dir} holds results of another configuration (differs in: "
                 f"{', '.join(diff) or 'details'}); use a new --out directory or the same options"
@@ -228,3 +229,17 @@ class RunStore:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _differing_paths(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """Dotted paths where two configurations differ (``env.preset.ending.max_turns``)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        paths: list[str] = []
+        for key in sorted(set(old) | set(new)):
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if key not in old or key not in new:
+                paths.append(path)
+            else:
+                paths.extend(_differing_paths(old[key], new[key], path))
+        return paths
+    return [] if old == new else [prefix or "(root)"]

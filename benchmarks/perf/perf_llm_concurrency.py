@@ -26,6 +26,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from benchmarks.runner import BenchConfig, RunSummary, run_benchmark  # noqa: E402
 from benchmarks.store import RunStore  # noqa: E402
+from empa_env.config import EnvConfig  # noqa: E402
 from empa_env.policy import load_policy  # noqa: E402
 from empa_env.testing.scripted_server import ScriptedLLMServer  # noqa: E402
 from epm.trajectory import Trajectory  # noqa: E402
@@ -71,15 +72,17 @@ def run(latency: float, concurrency: int, policy: str, max_turns: int | None) ->
     with ScriptedLLMServer(latency=latency) as server, tempfile.TemporaryDirectory() as tmp:
         spec = f"llm:{MODEL}"
         config = BenchConfig(
-            actor=spec,
-            director=spec,
-            judger=spec,
-            max_turns=max_turns,
-            llm_options={
-                "api_base": server.api_base,
-                "max_concurrency": max(concurrency, 1) * 2,
-                "timeout": 30 + latency * 4,
-            },
+            EnvConfig(
+                actor=spec,
+                director=spec,
+                judger=spec,
+                max_turns=max_turns,
+                llm_options={
+                    "api_base": server.api_base,
+                    "max_concurrency": max(concurrency, 1) * 2,
+                    "timeout": 30 + latency * 4,
+                },
+            )
         )
 
         async def timed() -> tuple[RunSummary, float]:

@@ -3,89 +3,26 @@ the scripted baselines: they only read the conversation and speak plainly."""
 
 from __future__ import annotations
 
-import re
+from empa_env.languages import language
 
 FEELING_WORDS = (
     "tired", "angry", "hurt", "sad", "scared", "afraid", "lonely", "anxious", "worried", "ashamed",
     "guilty", "frustrated", "exhausted", "lost", "stuck", "overwhelmed", "furious", "numb", "upset",
 )  # fmt: skip
-_WORD = re.compile(r"[A-Za-z']+")
-_SMALL = set(
-    [
-        "the",
-        "a",
-        "an",
-        "and",
-        "but",
-        "or",
-        "so",
-        "i",
-        "i'm",
-        "my",
-        "me",
-        "you",
-        "your",
-        "it",
-        "it's",
-        "is",
-        "was",
-        "are",
-        "to",
-        "of",
-        "in",
-        "on",
-        "at",
-        "for",
-        "with",
-        "that",
-        "this",
-        "just",
-        "not",
-        "no",
-        "yes",
-        "yeah",
-        "like",
-        "what",
-        "when",
-        "how",
-        "why",
-        "all",
-        "about",
-        "been",
-        "have",
-        "has",
-        "had",
-        "be",
-        "do",
-        "did",
-        "don't",
-        "can",
-        "can't",
-        "get",
-        "got",
-        "they",
-        "them",
-        "she",
-        "he",
-        "her",
-        "his",
-        "we",
-        "our",
-    ]
-)
+_ENGLISH = language("en")
 
 
 def _users(messages):
     return [m["content"] for m in messages if m["role"] == "user"]
 
 
-def _words(text):
-    return [w.lower() for w in _WORD.findall(text)]
+def _words(text: str) -> list[str]:
+    return _ENGLISH.words(text)
 
 
 def _topic(messages):
     last = _users(messages)[-1] if _users(messages) else ""
-    words = [w for w in _words(last) if w not in _SMALL and len(w) > 3]
+    words = [w for w in _words(last) if w not in _ENGLISH.stopwords and len(w) > 3]
     return " ".join(words[-2:]) or "what happened"
 
 

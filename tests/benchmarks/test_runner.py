@@ -21,6 +21,7 @@ from baselines.policies import PolicySpecError, load_policy
 from benchmarks.export import export_jsonl, export_parquet
 from benchmarks.runner import BenchConfig, run_benchmark
 from benchmarks.store import ConfigMismatchError, RunStore
+from empa_env.config import EnvConfig
 from epm.episode import evaluate
 from epm.trajectory import Trajectory
 
@@ -86,12 +87,15 @@ def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path):
 
 
 def test_changed_configuration_is_refused(tmp_path):
-    config = BenchConfig(max_turns=14)
+    config = BenchConfig(EnvConfig(max_turns=14))
     asyncio.run(run_benchmark(config, ["scripted:lecturer"], tmp_path, progress=False))
     with pytest.raises(ConfigMismatchError, match="max_turns"):
         asyncio.run(
             run_benchmark(
-                BenchConfig(max_turns=20), ["scripted:lecturer"], tmp_path, progress=False
+                BenchConfig(EnvConfig(max_turns=20)),
+                ["scripted:lecturer"],
+                tmp_path,
+                progress=False,
             )
         )
     # a different policy under a name already used is refused too
@@ -147,7 +151,10 @@ def test_a_failing_policy_is_recorded_not_stored(tmp_path):
     f.write_text("def reply(messages):\n    raise RuntimeError('model down')\n")
     summary = asyncio.run(
         run_benchmark(
-            BenchConfig(max_turns=12), [f"bad=python:{f}:reply"], tmp_path, progress=False
+            BenchConfig(EnvConfig(max_turns=12)),
+            [f"bad=python:{f}:reply"],
+            tmp_path,
+            progress=False,
         )
     )
     store = RunStore(tmp_path)
@@ -161,14 +168,16 @@ def test_nee_panel_adds_nee_and_fcs_through_a_real_server(tmp_path):
     server = ScriptedLLMServer().start()
     try:
         config = BenchConfig(
-            max_turns=12,
+            EnvConfig(
+                max_turns=12,
+                llm_options={
+                    "api_base": server.api_base,
+                    "api_key": "x",
+                    "timeout": 10,
+                    "max_retries": 1,
+                },
+            ),
             nee_judges=["openai/scripted-a", "openai/scripted-b"],
-            llm_options={
-                "api_base": server.api_base,
-                "api_key": "x",
-                "timeout": 10,
-                "max_retries": 1,
-            },
         )
         asyncio.run(run_benchmark(config, ["scripted:attuned"], tmp_path, progress=False))
     finally:

@@ -1,0 +1,242 @@
+"""Languages by code: how text is cut into words and sentences, which words carry no content, and
+whether the embedded offline roles can play a case in that language.
+
+A case names its language (``Case.language``); roles and policies that read text look its
+:class:`Language` up here (``languages.get("en")()``) instead of keeping word lists of their own.
+Another language is one registration (``@languages.register("de")``) or one ``empa.languages``
+entry point.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from empa_env.registry import Registry
+
+
+@dataclass(frozen=True)
+class Language:
+    """Text handling for one language.
+
+    Attributes:
+        code: the case files' ``language`` value (``"en"``, ``"zh"``).
+        name: the language's English name, for messages and prompts.
+        word_pattern: a regular expression matching one word (lower-cased text).
+        stopwords: words that carry no content (for grounding, echo and salience checks).
+        sentence_end: characters that end a sentence.
+        offline_roles: whether the embedded offline Actor, Director and Judger handle this
+            language; when not, LLM roles play it (``actor="llm:MODEL"``, ...).
+    """
+
+    code: str
+    name: str
+    word_pattern: re.Pattern[str]
+    stopwords: frozenset[str] = field(default_factory=frozenset)
+    sentence_end: str = ".!?"
+    offline_roles: bool = False
+
+    def words(self, text: str) -> list[str]:
+        """The words of ``text``, lower-cased, in order."""
+        return self.word_pattern.findall(text.lower())
+
+    def content_words(self, text: str, min_length: int = 1) -> list[str]:
+        """The words of ``text`` that are not stopwords (and at least ``min_length`` long)."""
+        return [w for w in self.words(text) if w not in self.stopwords and len(w) >= min_length]
+
+    def sentences(self, text: str) -> list[str]:
+        """``text`` cut after each sentence end (the ends kept, empty pieces dropped)."""
+        ends = re.escape(self.sentence_end)
+        pieces = re.split(rf"(?<=[{ends}])\s*", text.strip())
+        return [p.strip() for p in pieces if p.strip()]
+
+
+languages: Registry[Language] = Registry("language", "empa.languages")
+
+ENGLISH_STOPWORDS = frozenset(
+    [
+        "a",
+        "about",
+        "after",
+        "again",
+        "all",
+        "also",
+        "am",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "being",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "don't",
+        "down",
+        "even",
+        "for",
+        "from",
+        "get",
+        "got",
+        "had",
+        "has",
+        "have",
+        "he",
+        "her",
+        "here",
+        "him",
+        "his",
+        "how",
+        "i",
+        "i'm",
+        "i've",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "it's",
+        "its",
+        "just",
+        "know",
+        "like",
+        "me",
+        "more",
+        "much",
+        "my",
+        "no",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "one",
+        "only",
+        "or",
+        "our",
+        "out",
+        "over",
+        "really",
+        "said",
+        "same",
+        "say",
+        "she",
+        "so",
+        "some",
+        "still",
+        "such",
+        "than",
+        "that",
+        "that's",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "thing",
+        "things",
+        "this",
+        "those",
+        "to",
+        "too",
+        "up",
+        "us",
+        "very",
+        "was",
+        "way",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "why",
+        "will",
+        "with",
+        "would",
+        "yeah",
+        "yes",
+        "you",
+        "you're",
+        "your",
+        "okay",
+        "ok",
+        "well",
+        "maybe",
+        "something",
+        "lot",
+        "want",
+        "make",
+        "makes",
+        "made",
+        "going",
+        "gonna",
+        "time",
+        "right",
+    ]
+)
+
+
+@languages.register("en")
+def english() -> Language:
+    """English: the language of the shipped suite and of the offline roles."""
+    return Language(
+        code="en",
+        name="English",
+        word_pattern=re.compile(r"[a-z0-9]+(?:'[a-z]+)?"),
+        stopwords=ENGLISH_STOPWORDS,
+        offline_roles=True,
+    )
+
+
+@languages.register("zh")
+def chinese() -> Language:
+    """Chinese: each Han character is a word; played by LLM roles (the official EMPA cases)."""
+    return Language(
+        code="zh",
+        name="Chinese",
+        word_pattern=re.compile(r"[\u4e00-\u9fff]|[a-z0-9]+"),
+        stopwords=frozenset(
+            [
+                "的",
+                "了",
+                "是",
+                "我",
+                "你",
+                "他",
+                "她",
+                "在",
+                "和",
+                "也",
+                "就",
+                "都",
+                "吗",
+                "呢",
+                "吧",
+                "啊",
+            ]
+        ),
+        sentence_end="。！？.!?",
+        offline_roles=False,
+    )
+
+
+def language(code: str) -> Language:
+    """The :class:`Language` registered as ``code`` (clear error listing the known ones)."""
+    return languages.create(code)
+
+
+__all__ = ["ENGLISH_STOPWORDS", "Language", "language", "languages"]
