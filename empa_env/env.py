@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import gymnasium as gym
 import numpy as np
@@ -275,7 +275,7 @@ class EMPAEnv(gym.Env[str, str]):
         ep.history.append(Message("user", opening))
         ep.trajectory.opening = opening
         info = self._info(ep, status="ongoing")
-        return opening, info
+        return opening, cast("dict[str, Any]", info)
 
     def _step_flow(
         self, reply: Any
@@ -285,10 +285,9 @@ class EMPAEnv(gym.Env[str, str]):
             raise RuntimeError("the episode has ended; call reset() before step()")
         if not isinstance(reply, str):
             raise TypeError(f"the action is the reply text (str), got {type(reply).__name__}")
-        if len(reply) > self.action_space.max_length:
-            raise ValueError(
-                f"reply of {len(reply)} characters exceeds the action space's {self.action_space.max_length}"
-            )
+        limit = self.env_config.max_reply_chars
+        if len(reply) > limit:
+            raise ValueError(f"reply of {len(reply)} characters exceeds the action space's {limit}")
         turn = ep.tracker.turn + 1
 
         # 1. The Judger rates the reply in the context of the history before it.
@@ -362,7 +361,7 @@ class EMPAEnv(gym.Env[str, str]):
             traj.failure_reason = status.failure_reason
             traj.meta["judge_failures"] = traj.judge_failures
         info = self._info(ep, record, judgement)
-        return user_message, reward, terminated, truncated, info
+        return user_message, reward, terminated, truncated, cast("dict[str, Any]", info)
 
     # --- helpers -----------------------------------------------------------------------------
     def _require_episode(self) -> _Episode:

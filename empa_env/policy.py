@@ -68,7 +68,7 @@ class FunctionPolicy(Policy):
         source: str | None = None,
     ):
         self.fn = fn
-        self.name = name or getattr(fn, "__qualname__", "function")
+        self.name = name or str(getattr(fn, "__qualname__", "function"))
         module = getattr(fn, "__module__", "")
         self.source = source or f"{module}:{getattr(fn, '__qualname__', self.name)}"
         self._is_async = inspect.iscoroutinefunction(fn)

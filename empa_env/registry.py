@@ -190,7 +190,9 @@ class Registry(Generic[T]):
         name, _, argument = spec.partition(":")
         if name == "python" and argument and "python" not in self._factories:
             obj = load_object(argument)
-            instance = obj(**kwargs) if inspect.isclass(obj) or inspect.isfunction(obj) else obj
+            instance: Any = (
+                obj(**kwargs) if inspect.isclass(obj) or inspect.isfunction(obj) else obj
+            )
         else:
             factory = self.get(name)
             args = (argument,) if argument else ()
@@ -204,7 +206,7 @@ class Registry(Generic[T]):
                 raise
         safe = {k: v for k, v in kwargs.items() if not _secret(k)}
         _record(instance, Provenance(self.kind, name, argument or None, safe))
-        return instance
+        return instance  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
         return f"Registry({self.kind!r}, group={self.group!r}, names={self.names()})"

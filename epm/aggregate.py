@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -53,14 +53,15 @@ def table9(
     """Table 8 (index means, raw or paper-labelled columns) -> dimensions and EPM-Index."""
     inverse = {v: k for k, v in TABLE8_LABELS.items()}
     frame = index_means.rename(columns=inverse)
-    scores = scores_from_indices({k: frame[k] for k in INDEX_NAMES}, weights)
+    columns: dict[str, Any] = {k: frame[k] for k in INDEX_NAMES}  # Series compute like arrays
+    scores = scores_from_indices(columns, weights)
     return pd.DataFrame({k: scores[k] for k in (*DIMENSIONS, "EPM_Index")}, index=frame.index)
 
 
 def table11(epm_index: pd.Series, nee: pd.Series) -> pd.DataFrame:
     """EPM-Index and NEE -> FCS, ranked."""
     out = pd.DataFrame({"EPM_Index": epm_index, "NEE": nee})
-    out["FCS"] = fcs(out["EPM_Index"], out["NEE"])
+    out["FCS"] = fcs(cast(Any, out["EPM_Index"]), cast(Any, out["NEE"]))
     out = out.sort_values("FCS", ascending=False)
     out.insert(0, "rank", range(1, len(out) + 1))
     return out
@@ -73,7 +74,7 @@ def weighting_table(
     names = list(names) if names is not None else list(WEIGHTINGS)
     return pd.DataFrame(
         {
-            name: [weighted_index(row, name) for _, row in dimension_means.iterrows()]
+            name: [weighted_index(cast(Any, row), name) for _, row in dimension_means.iterrows()]
             for name in names
         },
         index=dimension_means.index,

@@ -39,7 +39,9 @@ def evaluate_batch(
     out["d0"] = m.d0
     out["dT"] = m.dT
     out.update(idx)
-    out.update(scores_from_indices(idx, config.indices.weights))
+    out.update(
+        {k: np.asarray(v) for k, v in scores_from_indices(idx, config.indices.weights).items()}
+    )
     return out
 
 
@@ -57,7 +59,7 @@ def replay(
 
     Increments after the ending turn are ignored, as they would never have happened.
     """
-    tracker = EPMTracker(p0, config)
+    tracker = EPMTracker(np.asarray(p0, dtype=float), config)
     status = tracker.status
     for v in np.asarray(increments, dtype=float).reshape(-1, 3):
         _, status = tracker.step(v)

@@ -99,8 +99,8 @@ def batch_metrics(
         mean_alignment=phys.alignment.sum(axis=1) / points,
         R_pen=np.abs(levels[..., 3:]).sum(axis=(1, 2)) / points,
         norm_p0=norm_p0,
-        d0=d0,
-        dT=d_t,
+        d0=np.asarray(d0),
+        dT=np.asarray(d_t),
         turns=phys.lengths,
     )
 

@@ -92,7 +92,9 @@ def _adr_goal(r: RewardFunction, p_prev: np.ndarray, p_next: np.ndarray) -> np.n
 def _potential(r: RewardFunction, p_prev: np.ndarray, p_next: np.ndarray) -> np.ndarray:
     """Potential-based: ``gamma * Phi(P_t) - Phi(P_{t-1})`` with ``Phi(P) = a / (a + ||P||)``."""
     a = r.potential_a
-    return r.gamma * (a / (a + norm_potential(p_next))) - a / (a + norm_potential(p_prev))
+    phi_next = a / (a + np.asarray(norm_potential(p_next)))
+    phi_prev = a / (a + np.asarray(norm_potential(p_prev)))
+    return np.asarray(r.gamma * phi_next - phi_prev)
 
 
 #: The built-in reward kinds (registered above; more can be added with :func:`reward_formula`).

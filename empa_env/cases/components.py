@@ -183,7 +183,7 @@ class Situation(_Lib):
     title: str = Text
     themes: tuple[Theme, ...] = Field(min_length=1)
     age: tuple[int, int]
-    kinds: tuple[OccupationKind, ...] = OCCUPATION_KINDS
+    kinds: tuple[OccupationKind, ...] = OCCUPATION_KINDS  # type: ignore[assignment]
     diaspora: bool = False
     cast: dict[str, RoleGender] = Field(default_factory=dict)
     opening_topic: str = Text

@@ -394,7 +394,7 @@ class ProceduralGenerator:
         reactions = {s: _sample(rng, getattr(style.reactions, s), n_react) for s in STANCES}
         principles = [
             *rs(_sample(rng, style.principles, 2), f"{style.id}.principles"),
-            r(_pick(rng, lib.framing.threshold_principles[threshold]), "threshold_principle"),
+            r(_pick(rng, lib.framing.threshold_principles[threshold]), "threshold_principle"),  # type: ignore[index]
         ]
         agency = r(_pick(rng, lib.framing.agency[levels["P.1"]]), "agency")
         hidden = list(dict.fromkeys([*situation.hidden_emotions, *pattern.hidden_emotions[:2]]))

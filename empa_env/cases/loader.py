@@ -68,7 +68,7 @@ def _explain(err: dict) -> str:
 
 
 def issues_from_validation(path: str, exc: ValidationError) -> list[CaseIssue]:
-    return [CaseIssue(path, _field_path(tuple(e["loc"])), _explain(e)) for e in exc.errors()]
+    return [CaseIssue(path, _field_path(tuple(e["loc"])), _explain(dict(e))) for e in exc.errors()]
 
 
 def parse_case(data: object, source: str = "<data>") -> Case:

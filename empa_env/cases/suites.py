@@ -245,7 +245,7 @@ def resolve_pool(spec: str | Sequence[Case] | None) -> tuple[Case, ...]:
             "an existing directory of case files, or a sequence of Case objects"
         )
     if isinstance(spec, Sequence) and all(isinstance(c, Case) for c in spec):
-        return tuple(spec)
+        return tuple(c for c in spec if isinstance(c, Case))
     raise ValueError(
         f"unknown pool of type {type(spec).__name__}: expected None, a string (generated[:SEED[:SIZE]], "
         "a suite id or a directory) or a sequence of Case objects"

@@ -106,7 +106,7 @@ class AgreementReport:
 
     @property
     def mean_cosine(self) -> float | None:
-        values = [t.cosine for t in self.compared]
+        values = [t.cosine for t in self.compared if t.cosine is not None]
         return float(np.mean(values)) if values else None
 
     @property
@@ -116,7 +116,7 @@ class AgreementReport:
             return None
         a = np.concatenate([t.v_a for t in self.compared])  # type: ignore[arg-type]
         b = np.concatenate([t.v_b for t in self.compared])  # type: ignore[arg-type]
-        return increment_cosine(a, b)
+        return increment_cosine(a.tolist(), b.tolist())
 
     @property
     def failed_turns(self) -> int:

@@ -17,7 +17,7 @@ _COMMON = {"client", "ledger", "max_repairs"}
 
 
 def _own_options(cls: type) -> set[str]:
-    params = inspect.signature(cls.__init__).parameters
+    params = inspect.signature(cls).parameters
     return {n for n, p in params.items() if p.kind is p.KEYWORD_ONLY}
 
 

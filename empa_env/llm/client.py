@@ -413,7 +413,7 @@ class LLMClient:
                 self.ledger._bump(role, cache_hits=1)
                 return Completion.from_payload(hit)
 
-        completion = await self._call_with_retries(messages, params, role)
+        completion = await self._call_with_retries([dict(m) for m in messages], params, role)
         if self.cache is not None:
             self.cache.put(key, completion.payload(), cfg.model, prompt_version)
         return completion

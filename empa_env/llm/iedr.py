@@ -75,7 +75,7 @@ def parse_iedr(completion: Completion, partial: dict[str, Any] | None = None) ->
     ``partial`` (if given) receives whatever valid levels were found, for the lenient default.
     """
     obj = extract_json_object(completion.text)
-    raw = obj.get("levels") if isinstance(obj.get("levels"), dict) else obj
+    raw: dict[str, Any] = obj["levels"] if isinstance(obj.get("levels"), dict) else obj
     found: dict[str, Any] = {}
     for key, value in raw.items():
         ind = _indicator(key)
@@ -101,7 +101,9 @@ def parse_iedr(completion: Completion, partial: dict[str, Any] | None = None) ->
         partial.update(levels)
     if problems:
         raise OutputError("schema", "; ".join(problems))
-    reasoning_in = obj.get("reasoning") if isinstance(obj.get("reasoning"), dict) else {}
+    reasoning_in: dict[str, Any] = (
+        obj["reasoning"] if isinstance(obj.get("reasoning"), dict) else {}
+    )
     reasoning = {}
     for key, value in reasoning_in.items():
         ind = _indicator(key)

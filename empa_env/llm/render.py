@@ -178,7 +178,7 @@ def director_state_text(view: DirectorView) -> str:
         f"v_t (last increment): {_vec(view.last_increment)}",
     ]
     for key in sorted(view.epm):
-        value = view.epm[key]
+        value: Any = view.epm[key]
         if isinstance(value, float) and not value.is_integer():
             value = _fmt(value)
         elif isinstance(value, float):

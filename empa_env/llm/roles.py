@@ -188,8 +188,10 @@ def parse_judgement(
                 "schema", f"{key}_level must be one of {', '.join(map(str, allowed))}, got {level}"
             )
         levels[key] = level
-    evidence_in = obj.get("evidence") if isinstance(obj.get("evidence"), dict) else {}
-    reasoning_in = obj.get("reasoning") if isinstance(obj.get("reasoning"), dict) else {}
+    evidence_in: dict[str, Any] = obj["evidence"] if isinstance(obj.get("evidence"), dict) else {}
+    reasoning_in: dict[str, Any] = (
+        obj["reasoning"] if isinstance(obj.get("reasoning"), dict) else {}
+    )
     evidence_by = {_normalise_key(k): as_text(v) for k, v in evidence_in.items()}
     reasoning_by = {_normalise_key(k): as_text(v) for k, v in reasoning_in.items()}
     evidence: dict[str, str] = {}

@@ -58,7 +58,7 @@ class OfflineDirector(Director):
             and view.turn >= FIRST_STAGE_TURN + STAGE_SPACING * len(released)
             and view.turn - last_release >= 2
         )
-        if ready:
+        if ready and next_stage is not None:
             stage = view.stages[next_stage]
             return DirectorAction(
                 "select_and_reveal_fragment",

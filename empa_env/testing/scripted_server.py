@@ -533,7 +533,9 @@ class ScriptedLLMServer:
 
     @property
     def api_base(self) -> str:
-        return f"http://{self._httpd.server_address[0]}:{self.port}/v1"
+        host = self._httpd.server_address[0]
+        host = host.decode() if isinstance(host, bytes) else str(host)
+        return f"http://{host}:{self.port}/v1"
 
     @property
     def latency(self) -> float:
