@@ -1,4 +1,4 @@
-"""EPM dynamics: state update, ideal direction, work, distance, thresholds (reference section 4).
+"""EPM dynamics: state update, ideal direction, work, distance, thresholds (EMPA reference implementation, arXiv 2603.00552).
 
 Two entry points share the same formulas:
 

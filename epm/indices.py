@@ -1,4 +1,4 @@
-"""EPM-Q indices, dimension indices and the EPM-Index (reference section 8).
+"""EPM-Q indices, dimension indices and the EPM-Index (EMPA reference implementation, arXiv 2603.00552).
 
 ``official`` constants: ``RHO_MAX = 2.5``, ``ALPHA = 1.5``, ``BETA = 1.2``, ``r0 = d_0``.
 ``paper`` constants: ``RHO_MAX = sqrt(12)``, ``ALPHA = 1.2``, no ``BETA``, ``r0 = ||P_0||``.

@@ -1,4 +1,4 @@
-"""Episode metrics (reference section 7), vectorised over many episodes.
+"""Episode metrics (EMPA reference implementation, arXiv 2603.00552), vectorised over many episodes.
 
 For one episode with ``T`` turns the trajectory has ``T + 1`` points (point 0 = ``P_0``):
 

@@ -1,4 +1,4 @@
-"""NEE aggregation and the final comprehensive score FCS (reference section 9).
+"""NEE aggregation and the final comprehensive score FCS (EMPA reference implementation, arXiv 2603.00552).
 
 Each NEE judge scores linguistic naturalness (0-30), contextual pacing (0-40) and narrative arc
 (0-30); a judge's NEE is their sum (0-100) and the panel's NEE is the mean over judges.

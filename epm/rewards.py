@@ -1,4 +1,4 @@
-"""Per-turn rewards for RL (reference section 6; MICA eqs. 6-7).
+"""Per-turn rewards for RL (MICA eqs. 6-7).
 
 * IDR: ``r_t = phi(P_{t-1}) - phi(P_t)``, ``phi`` = Euclidean norm (paper) or goal-zone distance
   (the reference trainer);

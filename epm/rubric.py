@@ -1,4 +1,4 @@
-"""The deterministic rubrics: levels in, scores out (reference sections 2 and 3).
+"""The deterministic rubrics: levels in, scores out (EMPA reference implementation, arXiv 2603.00552).
 
 Judges (LLM or rule-based) produce *levels* and evidence; only this module turns levels into
 numbers. Axes are always ordered ``(C, A, P)``.

@@ -100,7 +100,7 @@ class EPMTracker:
         return True
 
     def state_block(self) -> dict[str, float]:
-        """The EPM numbers the Director sees (reference section 12)."""
+        """The EPM numbers the Director sees (EMPA reference implementation, arXiv 2603.00552)."""
         return {
             "turn": self.turn,
             "distance": self.distance,

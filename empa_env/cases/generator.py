@@ -4,7 +4,7 @@ Each case is composed from the component libraries (``empa_env/cases/library``):
 
 1. **IEDR levels first.** The dominant axis cycles through balanced, shuffled blocks of (C, A, P);
    a target ``||P_0||`` is drawn so that over the pool ``||P_0||`` follows the reference
-   distribution (mean 32.32, sd 4.52, range about 17..41, reference section 2); the levels are a
+   distribution (mean 32.32, sd 4.52, range about 17..41, EMPA, arXiv 2603.00552); the levels are a
    uniform draw among the level vectors with that dominant axis and a norm at the target.
 2. **The persona fits the levels.** The speaking style must fit A.2 (emotional accessibility), the
    empathy threshold leans on A.2, the profile priorities follow C.3 / A.3 / P.3, the hoped-for

@@ -28,7 +28,7 @@ STRATA: dict[str, tuple[str, ...]] = {
     "difficulty": DIFFICULTY_BANDS,
     "empathy_threshold": THRESHOLDS,
 }
-#: The paper's 30-case quotas (Echo-N1 section 5.3.3; reference section 11).
+#: The paper's 30-case quotas (Echo-N1 section 5.3.3; EMPA, arXiv 2603.00552).
 PAPER_QUOTAS: dict[str, dict[str, int]] = {
     "dominant_axis": {"C": 10, "A": 10, "P": 10},
     "domain": {d: 5 for d in DOMAINS},

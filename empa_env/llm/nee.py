@@ -1,4 +1,4 @@
-"""The NEE panel (narrative and experience evaluator) with LLM judges (reference section 9).
+"""The NEE panel (narrative and experience evaluator) with LLM judges (EMPA reference implementation, arXiv 2603.00552).
 
 Each judge first *diagnoses* the person's state over the whole dialogue (a free-text call), then,
 with its diagnosis in context, scores three dimensions: linguistic naturalness (0-30), contextual

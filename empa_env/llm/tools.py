@@ -1,4 +1,4 @@
-"""The Director's seven tools (reference section 12) as OpenAI function-calling schemas, and the
+"""The Director's seven tools (EMPA reference implementation, arXiv 2603.00552) as OpenAI function-calling schemas, and the
 validation of a call against the rules of the current view.
 
 Structural arguments are strict (an unknown tool, a stage index outside 0..3 or already released,

@@ -215,13 +215,13 @@ DirectorTool = Literal[
     "introduce_turning_point",
     "end_conversation",
 ]
-#: The seven tools of the Director (reference section 12), in the reference's order.
+#: The seven tools of the Director (EMPA reference implementation, arXiv 2603.00552), in the reference's order.
 DIRECTOR_TOOLS: tuple[str, ...] = get_args(DirectorTool)
 
 
 @dataclass(frozen=True)
 class DirectorAction:
-    """One tool call of the Director (reference section 12). ``args`` follow the tool's schema."""
+    """One tool call of the Director (EMPA reference implementation, arXiv 2603.00552). ``args`` follow the tool's schema."""
 
     tool: DirectorTool
     args: dict[str, Any] = field(default_factory=dict)

@@ -21,7 +21,7 @@ def test_inputs_cover_all_six_models() -> None:
 
 
 def test_gemini_worked_example() -> None:
-    # reference section 10: RDI 92.59, Etot 90.1, Snet 124.2 -> Outcome 102.30;
+    # Echo-N1 Tables 8-9: RDI 92.59, Etot 90.1, Snet 124.2 -> Outcome 102.30;
     # rho 65.5, Sproj 62.17, tau 81.37 -> Efficiency 69.68; Rpos 88.16, Align 87.12,
     # Pen 93.81 -> Stability 89.70; EPM-Index 90.73; with NEE 91 -> FCS 90.84
     row = pt.table9_computed().loc["Gemini 2.5 Pro"]

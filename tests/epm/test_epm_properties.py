@@ -161,7 +161,7 @@ def test_perfect_straight_run(run, preset: str) -> None:
     assert math.isclose(m["Idx_tau"], 100.0, rel_tol=1e-9)
     assert math.isclose(m["E_total"], sum(steps), rel_tol=1e-9)
     assert math.isclose(m["R_pos"], 100.0 * t / (t + 1), rel_tol=1e-12)
-    # point 0 counts as alignment 0 (reference section 7): mean = T / (T + 1), so
+    # point 0 counts as alignment 0 (EMPA reference implementation, arXiv 2603.00552): mean = T / (T + 1), so
     # Idx_Align = (T / (T + 1) + 1) / 2 * 100 = 100 (2T + 1) / (2T + 2), -> 100 as T grows
     assert math.isclose(m["mean_alignment"], t / (t + 1), rel_tol=1e-12)
     assert math.isclose(m["Idx_Align"], 100.0 * (2 * t + 1) / (2 * t + 2), rel_tol=1e-12)

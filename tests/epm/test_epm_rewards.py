@@ -1,4 +1,4 @@
-"""Per-turn RL rewards: IDR (norm / goal distance), ADR, potential-based (reference section 6)."""
+"""Per-turn RL rewards: IDR (norm / goal distance), ADR, potential-based (EMPA reference implementation, arXiv 2603.00552)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""IEDR -> P_0 and MDEP-PR -> v_t: the deterministic rubrics (reference sections 2 and 3)."""
+"""IEDR -> P_0 and MDEP-PR -> v_t: the deterministic rubrics (EMPA reference implementation, arXiv 2603.00552)."""
 
 from __future__ import annotations
 
