@@ -13,7 +13,7 @@ from benchmarks.store import RunStore
 def export_jsonl(store: RunStore, path: Path) -> Path:
     """One line per episode: key, model, case, seed, case metadata, EPM metrics, full trajectory."""
     with path.open("w", encoding="utf-8") as fh:
-        for key, model, case_id, seed, metrics, case_meta, trajectory, usage in store.iter_rows():
+        for key, model, case_id, seed, metrics, case_meta, trajectory in store.iter_rows():
             record = {
                 "episode_key": key,
                 "model": model,
@@ -21,7 +21,6 @@ def export_jsonl(store: RunStore, path: Path) -> Path:
                 "seed": seed,
                 "case": case_meta,
                 "epm": metrics,
-                "usage": json.loads(usage) if usage else None,
                 "trajectory": json.loads(trajectory),
             }
             fh.write(json.dumps(record, ensure_ascii=False) + "\n")
@@ -31,10 +30,8 @@ def export_jsonl(store: RunStore, path: Path) -> Path:
 def export_parquet(store: RunStore, directory: Path) -> list[Path]:
     """``episodes.parquet`` (one row per episode) and ``turns.parquet`` (one row per turn)."""
     episodes = store.episodes_frame()
-    if "usage" in episodes:
-        episodes["usage"] = episodes["usage"].astype(str)
     turns = []
-    for key, model, case_id, seed, _m, _c, trajectory, _u in store.iter_rows():
+    for key, model, case_id, seed, _m, _c, trajectory in store.iter_rows():
         for t in json.loads(trajectory)["turns"]:
             j = t["judgement"]
             row = {

@@ -22,7 +22,7 @@ import pandas as pd
 from epm.trajectory import Trajectory
 
 DB_NAME = "results.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: the never-written per-episode usage column removed
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS run (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -38,7 +38,6 @@ CREATE TABLE IF NOT EXISTS episodes (
     metrics TEXT NOT NULL,
     case_meta TEXT NOT NULL,
     trajectory TEXT NOT NULL,
-    usage TEXT,
     finished_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS errors (
@@ -74,7 +73,6 @@ class EpisodeRow:
     metrics: dict[str, Any]
     case_meta: dict[str, Any]
     trajectory: Trajectory
-    usage: dict[str, Any] | None = None
 
     @property
     def key(self) -> str:
@@ -173,7 +171,6 @@ class RunStore:
                     json.dumps(row.metrics, allow_nan=False),
                     json.dumps(row.case_meta),
                     row.trajectory.to_json(),
-                    json.dumps(row.usage) if row.usage is not None else None,
                     _now(),
                 ),
             )
@@ -193,11 +190,11 @@ class RunStore:
     def count(self) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM episodes").fetchone()[0])
 
-    def iter_rows(self) -> Iterator[tuple[str, str, str, int, dict, dict, str, str | None]]:
+    def iter_rows(self) -> Iterator[tuple[str, str, str, int, dict, dict, str]]:
         yield from (
-            (k, m, c, s, json.loads(mt), json.loads(cm), tj, us)
-            for k, m, c, s, mt, cm, tj, us in self.conn.execute(
-                "SELECT episode_key, model, case_id, seed, metrics, case_meta, trajectory, usage "
+            (k, m, c, s, json.loads(mt), json.loads(cm), tj)
+            for k, m, c, s, mt, cm, tj in self.conn.execute(
+                "SELECT episode_key, model, case_id, seed, metrics, case_meta, trajectory "
                 "FROM episodes ORDER BY model, case_id, seed"
             )
         )
@@ -205,12 +202,10 @@ class RunStore:
     def episodes_frame(self) -> pd.DataFrame:
         """One row per episode: key, model, case, seed, case metadata and every EPM field."""
         records = []
-        for key, model, case_id, seed, metrics, case_meta, _traj, usage in self.iter_rows():
+        for key, model, case_id, seed, metrics, case_meta, _traj in self.iter_rows():
             record = {"episode_key": key, "model": model, "case_id": case_id, "seed": seed}
             record.update({k: v for k, v in case_meta.items() if k not in ("id", "p0")})
             record.update({k: v for k, v in metrics.items() if k != "case_id"})
-            if usage:
-                record["usage"] = usage
             records.append(record)
         return pd.DataFrame.from_records(records)
 
