@@ -159,7 +159,7 @@ class RunStore:
         with self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
             cur = self.conn.execute(
-                "INSERT OR IGNORE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     row.key,
                     row.model,
