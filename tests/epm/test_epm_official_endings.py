@@ -57,7 +57,9 @@ def test_slice_has_sixty_episodes() -> None:
 
 
 @needs_data
-@pytest.mark.parametrize("path", _episodes() if RUNS.is_dir() else [], ids=lambda p: p.parent.name + "/" + p.stem)
+@pytest.mark.parametrize(
+    "path", _episodes() if RUNS.is_dir() else [], ids=lambda p: p.parent.name + "/" + p.stem
+)
 def test_published_episode_ends_as_published(path: Path) -> None:
     data = json.loads(path.read_text(encoding="utf-8"))
     points = data["epj"]["trajectory"]
