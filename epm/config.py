@@ -1,9 +1,12 @@
 """EPM parameters and the two named presets.
 
 ``official`` reproduces the published EMPA leaderboard (the reference implementation);
-``paper`` follows the formulas as printed in the Echo-N1 paper. The presets differ only in
-the ideal direction (fixed ``v*`` vs recomputed ``v*_t``) and in the EPM-Q index constants
-(``RHO_MAX``, ``ALPHA``, ``BETA``, ``r0``).
+``paper`` follows the formulas as printed in the Echo-N1 paper. The presets differ in the ideal
+direction (fixed ``v*`` vs recomputed ``v*_t``), in the EPM-Q index constants (``RHO_MAX``,
+``ALPHA``, ``BETA``, ``r0``) and in one ending rule: ``official`` turns on the reference's
+Director-level oscillation stop (window 11), which the paper does not print. With it, replaying
+the published increments of the 480 leaderboard episodes ends every one of them at the published
+turn with the published outcome (469 without it, 466 with a window of 10).
 """
 
 from __future__ import annotations
@@ -31,9 +34,13 @@ class EndingRules:
     #: The paper's optional third success branch: mean alignment > ``tau_align``.
     alignment_branch: bool = False
     tau_align: float = 0.7
-    #: The Director-level oscillation stop seen in some published runs.
+    #: The Director-level oscillation stop of the reference (reference section 5): over the
+    #: points ``P_{t-w} .. P_t`` (``w = oscillation_window`` increments), the summed L1 size of
+    #: the increments is ``>= oscillation_min_path`` while the L1 distance between ``P_{t-w}``
+    #: and ``P_t`` is ``< oscillation_max_displacement``. Off in a bare ``EndingRules()``; on in
+    #: the ``official`` preset. The published episodes fit a window of 11, not 10.
     oscillation_rule: bool = False
-    oscillation_window: int = 10
+    oscillation_window: int = 11
     oscillation_min_path: float = 3.0
     oscillation_max_displacement: float = 3.0
 
@@ -53,6 +60,10 @@ class EndingRules:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not 0.0 <= self.regression_ratio <= 1.0:
             raise ValueError(f"regression_ratio must be in [0, 1], got {self.regression_ratio}")
+
+
+#: The reference's ending rules: the section-5 rules plus the Director-level oscillation stop.
+OFFICIAL_ENDING = EndingRules(oscillation_rule=True)
 
 
 @dataclass(frozen=True)
@@ -86,7 +97,8 @@ class EPMConfig:
     goal_epsilon: float = 1.0
     threshold_alpha: float = 0.10
     energy_factor: float = 1.0
-    ending: EndingRules = field(default_factory=EndingRules)
+    #: Defaults to the ``official`` ending (oscillation stop on): ``EPMConfig() == OFFICIAL``.
+    ending: EndingRules = field(default_factory=lambda: OFFICIAL_ENDING)
     indices: IndexConstants = field(default_factory=IndexConstants)
 
     def __post_init__(self) -> None:
@@ -127,10 +139,17 @@ class EPMConfig:
         return asdict(self)
 
 
+#: ``official``: reproduces the published leaderboard. Fixed ideal direction ``v* = -P_0/||P_0||``,
+#: index constants ``RHO_MAX = 2.5, ALPHA = 1.5, BETA = 1.2, r0 = d_0``, and the oscillation stop
+#: on (window 11: over ``P_{t-11} .. P_t`` a summed L1 path ``>= 3`` with an L1 displacement
+#: ``< 3`` ends the episode as ``failure`` / ``oscillation``), as in the published runs.
 OFFICIAL = EPMConfig()
+#: ``paper``: the formulas as printed in Echo-N1: dynamic ideal direction, ``RHO_MAX = sqrt(12)``,
+#: ``ALPHA = 1.2``, no ``BETA``, ``r0 = ||P_0||``; the paper has no oscillation stop (off).
 PAPER = EPMConfig(
     name="paper",
     ideal_direction="dynamic",
+    ending=EndingRules(),
     indices=IndexConstants(rho_max=math.sqrt(12.0), alpha=1.2, beta=None, r0="norm"),
 )
 PRESETS: dict[str, EPMConfig] = {"official": OFFICIAL, "paper": PAPER}

@@ -36,11 +36,16 @@ class EndStatus:
 ONGOING = EndStatus()
 
 
-def _pstdev(values: Sequence[float]) -> float:
-    """Population standard deviation (ddof = 0, as ``np.std``), fast for a 5-point window."""
+def _sample_stdev(values: Sequence[float]) -> float:
+    """Sample standard deviation (ddof = 1, as the reference code's ``statistics.stdev``).
+
+    Fast for a 5-point window; a single value has no spread (0.0).
+    """
     n = len(values)
+    if n < 2:
+        return 0.0
     mean = sum(values) / n
-    return (sum((x - mean) ** 2 for x in values) / n) ** 0.5
+    return (sum((x - mean) ** 2 for x in values) / (n - 1)) ** 0.5
 
 
 def check_success(
@@ -71,10 +76,14 @@ def check_failure(
     positions: Sequence[np.ndarray],
     rules: EndingRules,
 ) -> FailureReason | None:
-    """Collapse, or stagnation AND regression, or (optionally) oscillation.
+    """Collapse, or stagnation AND regression, or (if enabled) oscillation.
 
     ``delta_e`` has one entry per turn so far; ``norms`` and ``positions`` one per point
-    (``turn + 1`` entries, point 0 = ``P_0``).
+    (``turn + 1`` entries, point 0 = ``P_0``). Stagnation is the *sample* standard deviation
+    (ddof = 1) of ``||P_t||`` over the last ``stagnation_window`` points. Oscillation (the
+    reference's Director-level stop, checked last) looks at the ``oscillation_window + 1``
+    points ``P_{t-w} .. P_t``: summed L1 size of their ``w`` increments ``>= oscillation_min_path``
+    while the L1 distance between ``P_{t-w}`` and ``P_t`` is ``< oscillation_max_displacement``.
     """
     if turn < rules.min_turns:
         return None
@@ -82,7 +91,7 @@ def check_failure(
     if len(delta_e) >= w and all(x < 0 for x in delta_e[-w:]):
         return "collapse"
     w = rules.stagnation_window
-    stagnant = len(norms) >= w and _pstdev(norms[-w:]) < rules.stagnation_std
+    stagnant = len(norms) >= w and _sample_stdev(norms[-w:]) < rules.stagnation_std
     w = rules.regression_window
     window = delta_e[-w:]
     regressing = (

@@ -14,6 +14,9 @@ from epm import OFFICIAL, PAPER, EndingRules, EPMTracker, replay
 from epm.ending import check_failure
 
 P0 = [0.0, -10.0, 0.0]
+#: The section-5 rules alone (the official preset without its Director-level oscillation stop),
+#: for tests of one rule whose back-and-forth pattern the oscillation stop would also catch.
+NO_OSCILLATION = OFFICIAL.with_overrides(oscillation_rule=False)
 
 
 def a(x: float) -> list[float]:
@@ -112,8 +115,12 @@ def test_collapse_last_five_delta_e_negative() -> None:
 def test_collapse_needs_all_five() -> None:
     # turns 8..11 negative, turn 12 zero: 4 of the last 5 < 0 -> no collapse at turn 12.
     # Last 8 delta_E (turns 5..12) = 1, 1, 1, -1, -1, -1, -1, 0: 4 < 0.7 * 8 -> not regressing.
-    tracker, outcomes = run([a(1.0)] * 7 + [a(-1.0)] * 4 + [a(0.0)])
+    tracker, outcomes = run([a(1.0)] * 7 + [a(-1.0)] * 4 + [a(0.0)], NO_OSCILLATION)
     assert outcomes == ["ongoing"] * 12
+    # The official preset's oscillation stop does end it: over P_1 .. P_12 the path is 11 >= 3
+    # and the L1 displacement |(-7) - (-9)| = 2 < 3.
+    tracker, outcomes = run([a(1.0)] * 7 + [a(-1.0)] * 4 + [a(0.0)])
+    assert tracker.status.failure_reason == "oscillation" and tracker.turn == 12
 
 
 def test_no_failure_before_min_turns() -> None:
@@ -133,21 +140,46 @@ def test_stagnation_and_regression_together_fail() -> None:
     # Last 8 delta_E (turns 5..12): seven -0.25 and one +0.25 -> 7 > 0.7 * 8 = 5.6 negatives,
     # sum = -1.75 + 0.25 = -1.5 < -1: regressing. Not collapsed (turn 11 was positive).
     # ||P_t|| over the last 5 points (turns 8..12): 9.0, 9.25, 9.5, 9.25, 9.5; mean 9.3;
-    # squared deviations 0.09 + 0.0025 + 0.04 + 0.0025 + 0.04 = 0.175; stdev sqrt(0.035) = 0.187
-    # < 0.5: stagnant. Both -> failure at turn 12.
+    # squared deviations 0.09 + 0.0025 + 0.04 + 0.0025 + 0.04 = 0.175; sample stdev
+    # sqrt(0.175 / 4) = 0.209 < 0.5: stagnant. Both -> failure at turn 12.
     tracker, outcomes = run(_stagnation_regression(1.0))
     assert outcomes == ["ongoing"] * 11 + ["failure"]
     assert tracker.status.failure_reason == "stagnation_regression"
-    assert float(np.std(tracker.norms[-5:])) == pytest.approx(0.035**0.5)
+    assert float(np.std(tracker.norms[-5:], ddof=1)) == pytest.approx((0.175 / 4) ** 0.5)
+
+
+def _regressing_deltas() -> list[float]:
+    # 12 turns; the last 8: seven -1 and one +0.5 (not the last 5 all negative: no collapse),
+    # 7 > 5.6 negatives and sum -6.5 < -1: regressing.
+    return [0.0] * 4 + [-1.0, -1.0, -1.0, -1.0, 0.5, -1.0, -1.0, -1.0]
+
+
+def test_stagnation_uses_the_sample_standard_deviation() -> None:
+    # ||P_t|| over the last 5 points: 9, 9, 10, 10, 10; mean 9.6; squared deviations
+    # 0.36 + 0.36 + 0.16 * 3 = 1.2. Population stdev sqrt(1.2 / 5) = 0.490 < 0.5 (would be
+    # stagnant); sample stdev (ddof = 1, as the reference) sqrt(1.2 / 4) = 0.548 >= 0.5: not
+    # stagnant, so regression alone does not end the episode.
+    rules = EndingRules()
+    norms = [10.0] * 8 + [9.0, 9.0, 10.0, 10.0, 10.0]
+    positions = [np.zeros(3)] * 13
+    assert check_failure(12, _regressing_deltas(), norms, positions, rules) is None
+    # sample stdev just under 0.5 (9.5, 9.5, 10, 10, 10: sqrt(0.3 / 4) = 0.27): stagnant -> fails
+    norms = [10.0] * 8 + [9.5, 9.5, 10.0, 10.0, 10.0]
+    assert check_failure(12, _regressing_deltas(), norms, positions, rules) == (
+        "stagnation_regression"
+    )
 
 
 def test_regression_alone_does_not_end() -> None:
     # Same pattern four times larger: still regressing (sum of last 8 = -6 < -1, 7 negatives),
-    # but ||P_t|| over the last 5 points is 6, 7, 8, 7, 8: mean 7.2, variance 2.8 / 5 = 0.56,
-    # stdev 0.748 >= 0.5 -> not stagnant -> ongoing.
-    tracker, outcomes = run(_stagnation_regression(4.0))
+    # but ||P_t|| over the last 5 points is 6, 7, 8, 7, 8: mean 7.2, sample variance
+    # 2.8 / 4 = 0.7, stdev 0.837 >= 0.5 -> not stagnant -> ongoing.
+    tracker, outcomes = run(_stagnation_regression(4.0), NO_OSCILLATION)
     assert outcomes == ["ongoing"] * 12
     assert tracker.norms[-5:] == [6.0, 7.0, 8.0, 7.0, 8.0]
+    # (the official oscillation stop catches it: P_1 and P_12 both have A = -8, path 22)
+    tracker, _ = run(_stagnation_regression(4.0))
+    assert tracker.status.failure_reason == "oscillation"
 
 
 def test_stagnation_alone_does_not_end_and_truncates_at_max_turns() -> None:
@@ -179,24 +211,48 @@ def _oscillation() -> list[list[float]]:
     return [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]] * 30
 
 
-def test_oscillation_rule_optional() -> None:
-    # Over the last 10 turns the summed L1 size of the increments is 10 >= 3, but the window's
-    # first and last positions (P_2 and P_12) coincide: L1 displacement 0 < 3 -> oscillation.
-    cfg = OFFICIAL.with_overrides(oscillation_rule=True)
-    tracker, outcomes = run(_oscillation(), cfg)
+def test_oscillation_stop_is_on_in_official_and_off_in_paper() -> None:
+    # Over the last 11 turns (P_1 .. P_12) the summed L1 size of the increments is 11 >= 3, and
+    # P_1 = (1, -10, 0), P_12 = (0, -10, 0): L1 displacement 1 < 3 -> oscillation at turn 12.
+    assert OFFICIAL.ending.oscillation_rule is True
+    tracker, outcomes = run(_oscillation())
     assert outcomes == ["ongoing"] * 11 + ["failure"]
     assert tracker.status.failure_reason == "oscillation"
-    # off by default: the same conversation is stagnant (||P|| alternates 10.05 / 10) but not
-    # regressing, so it runs to max_turns.
-    tracker, _ = run(_oscillation())
+    # paper (and a bare EndingRules()) has no such stop: the same conversation is stagnant
+    # (||P|| alternates 10.05 / 10) but not regressing, so it runs to max_turns.
+    assert PAPER.ending.oscillation_rule is False and EndingRules().oscillation_rule is False
+    tracker, _ = run(_oscillation(), PAPER)
+    assert tracker.status.outcome == "truncated" and tracker.turn == 45
+    off = OFFICIAL.with_overrides(oscillation_rule=False)
+    tracker, _ = run(_oscillation(), off)
     assert tracker.status.outcome == "truncated" and tracker.turn == 45
 
 
+def _jump_then_oscillate() -> list[list[float]]:
+    # turn 1: no move; turn 2: +3 on C (P_2 = (3, -10, 0)); turns 3..: +1 / -1 on C.
+    # P_12 = P_2 (ten alternating steps), P_13 = P_2 + (1, 0, 0). All on C: delta_E = 0.
+    return [[0.0, 0.0, 0.0], [3.0, 0.0, 0.0]] + [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0]] * 20
+
+
+def test_oscillation_window_is_eleven_turns() -> None:
+    # The default window is 11 increments: at turn 12 the window P_1 .. P_12 has L1
+    # displacement |P_12 - P_1| = 3 (not < 3): no stop. At turn 13 the window P_2 .. P_13 has
+    # path 1 + 10 = 11 >= 3 and displacement 1 < 3: stop at turn 13.
+    assert EndingRules().oscillation_window == 11
+    tracker, outcomes = run(_jump_then_oscillate())
+    assert outcomes == ["ongoing"] * 12 + ["failure"]
+    assert tracker.status.failure_reason == "oscillation"
+    # a 10-turn window (the old default) would have stopped one turn early, at turn 12
+    # (P_2 .. P_12: path 10, displacement 0)
+    ten = OFFICIAL.with_overrides(oscillation_window=10)
+    tracker, outcomes = run(_jump_then_oscillate(), ten)
+    assert outcomes == ["ongoing"] * 11 + ["failure"]
+
+
 def test_oscillation_needs_enough_path() -> None:
-    # increments of 0.1: path over 10 turns = 1.0 < 3 -> no oscillation stop.
-    cfg = OFFICIAL.with_overrides(oscillation_rule=True)
+    # increments of 0.1: path over 11 turns = 1.1 < 3 -> no oscillation stop.
     small = [[0.1, 0.0, 0.0], [-0.1, 0.0, 0.0]] * 30
-    tracker, _ = run(small, cfg)
+    tracker, _ = run(small)
     assert tracker.status.outcome == "truncated"
 
 

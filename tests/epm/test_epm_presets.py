@@ -1,4 +1,4 @@
-"""``official`` vs ``paper``: they differ only in the ideal direction and the index constants."""
+"""``official`` vs ``paper``: ideal direction, index constants and the oscillation stop."""
 
 from __future__ import annotations
 
@@ -25,7 +25,11 @@ def test_official_is_the_default_and_documented_constants() -> None:
     e = OFFICIAL.ending
     assert (e.max_turns, e.min_turns, e.collapse_window, e.stagnation_window) == (45, 12, 5, 5)
     assert (e.stagnation_std, e.regression_window, e.regression_ratio) == (0.5, 8, 0.7)
-    assert e.alignment_branch is False and e.oscillation_rule is False
+    assert e.alignment_branch is False
+    # the reference's Director-level oscillation stop is on in official (window 11), off in paper
+    assert e.oscillation_rule is True and e.oscillation_window == 11
+    assert (e.oscillation_min_path, e.oscillation_max_displacement) == (3.0, 3.0)
+    assert PAPER.ending.oscillation_rule is False
     assert (OFFICIAL.goal_epsilon, OFFICIAL.threshold_alpha, OFFICIAL.energy_factor) == (
         1.0,
         0.1,
@@ -33,11 +37,11 @@ def test_official_is_the_default_and_documented_constants() -> None:
     )
 
 
-def test_presets_differ_only_in_direction_and_index_constants() -> None:
+def test_presets_differ_only_in_direction_index_constants_and_oscillation_stop() -> None:
     a, b = asdict(OFFICIAL), asdict(PAPER)
     top = {k for k in a if a[k] != b[k]}
-    assert top == {"name", "ideal_direction", "indices"}
-    assert a["ending"] == b["ending"]
+    assert top == {"name", "ideal_direction", "ending", "indices"}
+    assert {k for k in a["ending"] if a["ending"][k] != b["ending"][k]} == {"oscillation_rule"}
     idx = {k for k in a["indices"] if a["indices"][k] != b["indices"][k]}
     assert idx == {"rho_max", "alpha", "beta", "r0"}
 
