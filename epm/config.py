@@ -21,7 +21,7 @@ R0Kind = Literal["goal_distance", "norm"]
 
 @dataclass(frozen=True)
 class EndingRules:
-    """When an episode ends (reference section 5). Every rule is checked only from ``min_turns``."""
+    """When an episode ends (EMPA reference implementation, arXiv 2603.00552). Every rule is checked only from ``min_turns``."""
 
     max_turns: int = 45
     min_turns: int = 12
@@ -34,7 +34,7 @@ class EndingRules:
     #: The paper's optional third success branch: mean alignment > ``tau_align``.
     alignment_branch: bool = False
     tau_align: float = 0.7
-    #: The Director-level oscillation stop of the reference (reference section 5): over the
+    #: The Director-level oscillation stop of the reference (EMPA reference implementation, arXiv 2603.00552): over the
     #: points ``P_{t-w} .. P_t`` (``w = oscillation_window`` increments), the summed L1 size of
     #: the increments is ``>= oscillation_min_path`` while the L1 distance between ``P_{t-w}``
     #: and ``P_t`` is ``< oscillation_max_displacement``. Off in a bare ``EndingRules()``; on in
@@ -68,7 +68,7 @@ OFFICIAL_ENDING = EndingRules(oscillation_rule=True)
 
 @dataclass(frozen=True)
 class IndexConstants:
-    """Constants of the EPM-Q indices (reference section 8)."""
+    """Constants of the EPM-Q indices (EMPA reference implementation, arXiv 2603.00552)."""
 
     rho_max: float = 2.5
     alpha: float = 1.5

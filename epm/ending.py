@@ -1,4 +1,4 @@
-"""Ending rules (reference section 5): success, failure, truncation.
+"""Ending rules (EMPA reference implementation, arXiv 2603.00552): success, failure, truncation.
 
 Order each turn: success check, failure check, then (in the environment) the Director.
 Every rule applies only from ``min_turns`` on.

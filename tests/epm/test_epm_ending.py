@@ -1,4 +1,4 @@
-"""Every ending rule, hand-worked (reference section 5).
+"""Every ending rule, hand-worked (EMPA reference implementation, arXiv 2603.00552).
 
 Most cases start at P_0 = (0, -10, 0): ||P_0|| = 10, v* = (0, 1, 0), so delta_E_t is simply the
 A component of v_t, and the thresholds are eps_dist = eps_dir = 1, eps_energy = 10. All the
