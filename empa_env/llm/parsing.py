@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from empa_env.llm.client import Completion, LLMClient
-from empa_env.llm.prompts import Prompt
+from empa_env.llm.prompt import Prompt
 
 OUTPUT_ERROR_KINDS: tuple[str, ...] = ("empty", "refusal", "malformed_json", "schema", "rule")
 

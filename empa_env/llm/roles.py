@@ -30,7 +30,7 @@ from empa_env.llm.parsing import (
     is_refusal,
     strip_reasoning,
 )
-from empa_env.llm.prompts import Prompt, load_prompt
+from empa_env.llm.prompt import Prompt, load_prompt
 from empa_env.llm.render import (
     actor_guidance_text,
     actor_persona_text,

@@ -4,22 +4,9 @@ async). The other side is derived, so there is one implementation of each role's
 
 from __future__ import annotations
 
-import asyncio
-
 from empa_env.roles.views import ActorView, DirectorAction, DirectorView, JudgeView
+from empa_env.sync import run_sync
 from epm.trajectory import Judgement
-
-
-def _run(coro):  # noqa: ANN001, ANN202
-    """Run a coroutine from sync code (refuses to nest inside a running loop)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    raise RuntimeError(
-        "a synchronous role call was made inside a running event loop; use the async API "
-        "(env.areset / env.astep) there"
-    )
 
 
 class _Role:
@@ -51,7 +38,7 @@ class Judger(_Role):
     _pairs = (("judge", "ajudge"),)
 
     def judge(self, view: JudgeView) -> Judgement:
-        return _run(self.ajudge(view))
+        return run_sync(self.ajudge(view))
 
     async def ajudge(self, view: JudgeView) -> Judgement:
         return self.judge(view)
@@ -64,13 +51,13 @@ class Actor(_Role):
     _pairs = (("open", "aopen"), ("respond", "arespond"))
 
     def open(self, view: ActorView) -> str:
-        return _run(self.aopen(view))
+        return run_sync(self.aopen(view))
 
     async def aopen(self, view: ActorView) -> str:
         return self.open(view)
 
     def respond(self, view: ActorView) -> str:
-        return _run(self.arespond(view))
+        return run_sync(self.arespond(view))
 
     async def arespond(self, view: ActorView) -> str:
         return self.respond(view)
@@ -83,7 +70,7 @@ class Director(_Role):
     _pairs = (("direct", "adirect"),)
 
     def direct(self, view: DirectorView) -> DirectorAction:
-        return _run(self.adirect(view))
+        return run_sync(self.adirect(view))
 
     async def adirect(self, view: DirectorView) -> DirectorAction:
         return self.direct(view)

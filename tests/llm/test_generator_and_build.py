@@ -9,7 +9,7 @@ from empa_env.cases.loader import dump_case, parse_case
 from empa_env.cases.schema import DOMAINS
 from empa_env.llm import LLMActor, LLMDirector, LLMJudger, UsageLedger, build_role
 from empa_env.llm.generator import CaseGenerationError, LLMCaseGenerator
-from empa_env.llm.prompts import Prompt, available_prompts, load_prompt
+from empa_env.llm.prompt import Prompt, available_prompts, load_prompt
 
 from .conftest import MODEL
 

@@ -1,4 +1,4 @@
-"""The project's own prompts, kept as versioned YAML data files next to this module.
+"""The project's own prompts, kept as versioned YAML data files in ``empa_env/llm/prompts/``.
 
 Each file holds ``name``, ``version``, ``system`` and ``user`` templates (``${field}``
 placeholders, :class:`string.Template` syntax, so JSON braces need no escaping) and optionally
@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-PROMPT_DIR = Path(__file__).parent
+PROMPT_DIR = Path(__file__).parent / "prompts"
 
 
 @dataclass(frozen=True)
