@@ -24,7 +24,7 @@ import numpy as np
 
 from empa_env.backends import describe_role, resolve_reward, resolve_roles
 from empa_env.cases.schema import Case
-from empa_env.cases.suites import resolve_pool
+from empa_env.cases.suites import is_generated_pool, resolve_pool
 from empa_env.config import EnvConfig
 from empa_env.info import StepInfo, director_info, typed_metrics
 from empa_env.plot import PlotState
@@ -141,10 +141,10 @@ class EMPAEnv(gym.Env[str, str]):
             fields["case_pool"] = case_pool
         self.env_config: EnvConfig = (config or EnvConfig()).replace(**fields)
         cfg = self.env_config
-        self.cases: tuple[Case, ...] = resolve_pool(cfg.case_pool)
-        if not self.cases:
-            raise ValueError("the case pool is empty")
-        self._cases_by_id = {c.id: c for c in self.cases}
+        self._pool: tuple[Case, ...] | None = None
+        self._cases_by_id: dict[str, Case] = {}
+        if not is_generated_pool(cfg.case_pool):  # a generated pool is built on first use
+            self._pool = self._resolve_pool()
         overrides = dict(cfg.epm_overrides)
         if cfg.max_turns is not None:
             overrides["max_turns"] = cfg.max_turns
@@ -160,6 +160,20 @@ class EMPAEnv(gym.Env[str, str]):
         self.observation_space = UnicodeText(max_length=16_384)
         self.action_space = UnicodeText(max_length=cfg.max_reply_chars)
         self._episode: _Episode | None = None
+
+    @property
+    def cases(self) -> tuple[Case, ...]:
+        """The case pool (a generated pool is built on first use, then shared per process)."""
+        if self._pool is None:
+            self._pool = self._resolve_pool()
+        return self._pool
+
+    def _resolve_pool(self) -> tuple[Case, ...]:
+        cases = resolve_pool(self.env_config.case_pool)
+        if not cases:
+            raise ValueError("the case pool is empty")
+        self._cases_by_id = {c.id: c for c in cases}
+        return cases
 
     # --- public API --------------------------------------------------------------------------
     def reset(
@@ -373,9 +387,10 @@ class EMPAEnv(gym.Env[str, str]):
         if isinstance(choice, Case):
             return choice
         if isinstance(choice, str):
+            pool = self.cases  # built on first use
             if choice not in self._cases_by_id:
                 raise KeyError(
-                    f"case {choice!r} is not in this environment's pool of {len(self.cases)} cases"
+                    f"case {choice!r} is not in this environment's pool of {len(pool)} cases"
                 )
             return self._cases_by_id[choice]
         if choice is not None:

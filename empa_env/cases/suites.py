@@ -220,6 +220,11 @@ def training_pool(seed: int = DEFAULT_POOL_SEED, size: int = DEFAULT_POOL_SIZE) 
     return tuple(ProceduralGenerator().generate(size, seed))
 
 
+def is_generated_pool(spec: object) -> bool:
+    """Whether ``spec`` names a generated pool (``None``, ``"generated[:SEED[:SIZE]]"``)."""
+    return spec is None or (isinstance(spec, str) and _GENERATED.match(spec.strip()) is not None)
+
+
 def resolve_pool(spec: str | Sequence[Case] | None) -> tuple[Case, ...]:
     """Turn a pool specification into cases.
 
@@ -254,6 +259,6 @@ def resolve_pool(spec: str | Sequence[Case] | None) -> tuple[Case, ...]:
 
 __all__ = [
     "DEFAULT_POOL_SEED", "DEFAULT_POOL_SIZE", "SUITE_GROUP", "Suite", "SuiteError",
-    "available_suites", "check_manifest", "load_suite", "register_suite", "resolve_pool",
+    "available_suites", "check_manifest", "is_generated_pool", "load_suite", "register_suite", "resolve_pool",
     "suite_paths", "training_pool",
 ]  # fmt: skip
