@@ -82,7 +82,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     from benchmarks.export import export_jsonl, export_parquet
     from benchmarks.report.build import build_report
 
-    run_dir = Path(args.run_dir)
+    run_dirs = args.run_dir if isinstance(args.run_dir, list) else [args.run_dir]
+    if len(run_dirs) > 1:
+        return _report_several(run_dirs, args.report_dir)
+    run_dir = Path(run_dirs[0])
     with _open_store(run_dir) as store:
         episodes = store.episodes_frame()
         if episodes.empty:
@@ -96,6 +99,39 @@ def cmd_report(args: argparse.Namespace) -> int:
     print(
         f"report: {html}\nmarkdown: {out / 'report.md'}\nexports: {run_dir / 'episodes.jsonl'}, {run_dir / 'episodes.parquet'}"
     )
+    return 0
+
+
+def _report_several(run_dirs: list[Path], out: Path | None) -> int:
+    """One report for several runs, side by side (see :mod:`benchmarks.report.multi`)."""
+    from benchmarks.report.build import build_report
+    from benchmarks.report.multi import load_runs
+
+    if out is None:
+        print("error: give --out DIR for a report of several runs", file=sys.stderr)
+        return 2
+    for run_dir in run_dirs:
+        _open_store(Path(run_dir)).close()  # a clear message for a directory that is not a run
+    try:
+        runs = load_runs(run_dirs)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    info = {
+        f"run {label}": ", ".join(f"{k} {v}" for k, v in facts.items())
+        for label, facts in runs.runs.items()
+    }
+    info["comparability"] = runs.note
+    html = build_report(
+        runs.episodes,
+        runs.trajectories,
+        Path(out),
+        title=f"EMPA benchmark report: {len(run_dirs)} runs",
+        run_info=info,
+        groups=runs.groups,
+        groups_note=runs.note,
+    )
+    print(f"report: {html}\nmarkdown: {Path(out) / 'report.md'}")
     return 0
 
 
@@ -179,9 +215,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
     bench.set_defaults(func=cmd_bench)
 
-    report = subparsers.add_parser("report", help="write the report of a run directory")
-    report.add_argument("run_dir", type=Path)
-    report.add_argument("--report-dir", type=Path, default=None, help="default: RUN_DIR/report")
+    report = subparsers.add_parser(
+        "report",
+        help="write the report of one run directory, or of several side by side",
+        description="One RUN_DIR: its report (default RUN_DIR/report) and exports. Several: one "
+        "report with their models side by side (names disambiguated by run where they clash), "
+        "significance tests only between comparable runs (same suite, roles and preset); "
+        "--out is then required.",
+    )
+    report.add_argument("run_dir", type=Path, nargs="+", metavar="RUN_DIR")
+    report.add_argument(
+        "--out",
+        "--report-dir",
+        dest="report_dir",
+        type=Path,
+        default=None,
+        help="report folder (default for one run: RUN_DIR/report)",
+    )
     report.add_argument("--quiet", action="store_true")
     report.set_defaults(func=cmd_report)
 

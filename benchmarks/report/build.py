@@ -72,12 +72,18 @@ def _slug(text: str) -> str:
 
 
 def build_sections(
-    episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], *, figures: bool = True
+    episodes: pd.DataFrame,
+    trajectories: Mapping[str, Trajectory],
+    *,
+    figures: bool = True,
+    groups: Mapping[str, str] | None = None,
+    groups_note: str = "",
 ) -> list[Section]:
     """Every section of the report (tables as DataFrames, figures rendered to PNG bytes).
 
     ``episodes`` must have gone through :func:`prepare_episodes`. ``figures=False`` skips
-    drawing (the tables alone, e.g. for a quick text summary).
+    drawing (the tables alone, e.g. for a quick text summary). ``groups`` (model ->
+    comparability group) limits the significance tests to models of comparable runs.
     """
     order = T.model_order(episodes)
 
@@ -147,7 +153,10 @@ def build_sections(
             "(its volatility). The tests say whether two models' EPM-Index per episode differ more "
             "than chance would explain; with few cases, large differences can still fail to be "
             "significant after the Holm correction.",
-            [T.summary_table(episodes, order), T.significance_table(episodes, order)],
+            [
+                T.summary_table(episodes, order),
+                T.significance_table(episodes, order, groups=groups, groups_note=groups_note),
+            ],
             figs(
                 (
                     "fig15_mean_sd",
@@ -252,6 +261,8 @@ def build_report(
     *,
     title: str = "EMPA benchmark report",
     run_info: Mapping[str, Any] | None = None,
+    groups: Mapping[str, str] | None = None,
+    groups_note: str = "",
 ) -> Path:
     """Write the report folder and return ``out_dir/report.html``.
 
@@ -261,6 +272,8 @@ def build_report(
         out_dir: the report folder (created if needed; existing report files are overwritten).
         title: the report's title.
         run_info: key/value facts shown at the top (suite, seeds, backends, preset, ...).
+        groups: model -> comparability group (several runs in one report): significance tests
+            only within a group; ``groups_note`` explains the groups in the table's note.
     """
     episodes = prepare_episodes(episodes)
     out_dir = Path(out_dir)
@@ -270,7 +283,7 @@ def build_report(
     for stale in fig_dir.glob("fig16_trajectories_*.png"):  # models may differ from a previous run
         stale.unlink()
 
-    sections = build_sections(episodes, trajectories)
+    sections = build_sections(episodes, trajectories, groups=groups, groups_note=groups_note)
     for section in sections:
         for table in section.tables:
             keyed = not isinstance(table.frame.index, pd.RangeIndex)  # e.g. one row per model

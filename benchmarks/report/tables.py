@@ -256,7 +256,9 @@ def outcome_table(episodes: pd.DataFrame, order: Sequence[str]) -> ReportTable:
         "Success requires, from turn 12 on, enough accumulated energy (E_total >= ||P_0||) AND "
         "either geometric victory (||P_t|| within 10% of ||P_0||) or positional victory (the "
         "projection onto the ideal direction within 10% of ||P_0||). Failures are collapse (5 "
-        "consecutive negative turns) or stagnation with regression; 'truncated' means the "
+        "consecutive negative turns), stagnation with regression, or (official preset) "
+        "oscillation (over 11 turns, an L1 path >= 3 that ends < 3 from where it began); "
+        "'truncated' means the "
         "conversation reached max_turns unresolved; 'director ended' means the Director closed it.",
     )
 
@@ -411,9 +413,41 @@ def omnibus_test(
     }
 
 
+def _grouped_tests(
+    episodes: pd.DataFrame, order: Sequence[str], groups: Mapping[str, str], alpha: float
+) -> tuple[pd.DataFrame, list[dict[str, object]]]:
+    """Pairwise tests within each comparability group, Holm-corrected over all tested pairs."""
+    frames, omnis = [], []
+    for group in dict.fromkeys(groups[m] for m in order):
+        members = [m for m in order if groups[m] == group]
+        if len(members) < 2:
+            continue
+        frames.append(pairwise_tests(episodes, members, "EPM_Index", alpha).assign(group=group))
+        omnis.append({"group": group, **omnibus_test(episodes, members)})
+    if not frames:
+        frame = pairwise_tests(episodes, [], "EPM_Index", alpha).assign(group=[])
+    else:
+        frame = pd.concat(frames, ignore_index=True)
+        frame["p_holm"] = holm(frame["p_value"].to_numpy(float))
+        frame["significant"] = frame["p_holm"] < alpha
+    return frame, omnis
+
+
 def significance_table(
-    episodes: pd.DataFrame, order: Sequence[str], alpha: float = 0.05
+    episodes: pd.DataFrame,
+    order: Sequence[str],
+    alpha: float = 0.05,
+    groups: Mapping[str, str] | None = None,
+    groups_note: str = "",
 ) -> ReportTable:
+    """Pairwise tests on the per-episode EPM-Index.
+
+    ``groups`` (model -> comparability group, e.g. runs with the same suite, roles and preset)
+    restricts the tests to pairs in the same group; ``groups_note`` says which pairs were not
+    tested and why.
+    """
+    if groups is not None and len(set(groups[m] for m in order)) > 1:
+        return _grouped_significance_table(episodes, order, alpha, groups, groups_note)
     frame = pairwise_tests(episodes, order, "EPM_Index", alpha)
     shown = [
         "model_a",
@@ -444,6 +478,35 @@ def significance_table(
         f"p-values are Holm-corrected over all {len(frame)} pairs (p_holm); 'significant' means "
         f"p_holm < {alpha:g}. effect = rank-biserial correlation in [-1, 1], > 0 when model_a "
         f"scores higher.{omni_txt}",
+        display=frame[shown],
+    )
+
+
+def _grouped_significance_table(
+    episodes: pd.DataFrame,
+    order: Sequence[str],
+    alpha: float,
+    groups: Mapping[str, str],
+    groups_note: str,
+) -> ReportTable:
+    frame, omnis = _grouped_tests(episodes, order, groups, alpha)
+    shown = ["group", "model_a", "model_b", "test", "n", "difference", "p_value", "p_holm",
+             "effect", "significant"]  # fmt: skip
+    omni_txt = " ".join(
+        f"Omnibus {o['test']} test in {o['group']}: p = {o['p_value']:.3g}."
+        for o in omnis
+        if isinstance(o["p_value"], float) and not math.isnan(o["p_value"])
+    )
+    return ReportTable(
+        "significance_epm_index",
+        "Pairwise significance tests on the per-episode EPM-Index (comparable runs only)",
+        frame,
+        "Models are tested only against models of comparable runs (same suite, roles and "
+        f"preset). {groups_note} Within a group: Wilcoxon signed-rank on paired differences when "
+        "both models played exactly the same (case, seed) episodes, otherwise Mann-Whitney U, "
+        f"two-sided; p-values Holm-corrected over all {len(frame)} tested pairs (p_holm); "
+        f"'significant' means p_holm < {alpha:g}. effect = rank-biserial correlation in [-1, 1], "
+        f"> 0 when model_a scores higher. {omni_txt}".strip(),
         display=frame[shown],
     )
 

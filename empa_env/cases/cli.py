@@ -91,6 +91,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help=f"quota per {stratum} value (default: the paper's, scaled to --n)")  # fmt: skip
     p.set_defaults(func=_guard(_sample))
 
+    p = sub.add_parser(
+        "import-official",
+        help="convert the official EMPA case cards and plots into case files (language: zh)",
+        description="Convert official EMPA cases (empa/data/cases/script_NNN.md and "
+        "empa/data/scenarios/character_stories.json of a checkout of "
+        "KAYA-HAI/EMPA-Benchmark-EPMSandbox, CC BY-NC 4.0) into case files. IEDR levels come "
+        "from the published results where present, else from --iedr. Without --writer the "
+        "offline material (voice lines, judge cues, stage narration/emotions/focus) is missing "
+        "and the cases are marked llm_roles_only. Every card converts or gets a reason.",
+    )
+    p.add_argument("path", type=Path, metavar="PATH", help="checkout of the official repository")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR")
+    p.add_argument("--iedr", metavar="llm:MODEL", help="rate cases without published IEDR levels")
+    p.add_argument("--writer", metavar="llm:MODEL", help="write the offline material with an LLM")
+    p.add_argument("--api-base", default=None, help="OpenAI-compatible base URL for the LLMs")
+    p.add_argument("--id", action="append", dest="ids", metavar="SCRIPT_ID", help="only these")
+    p.add_argument("--force", action="store_true", help="overwrite existing files")
+    p.set_defaults(func=_guard(_import_official))
+
 
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help()
@@ -325,3 +344,44 @@ def _sample(args: argparse.Namespace) -> int:
         _write(sample.cases, args.out, force=False)
         print(f"wrote {len(sample.cases)} case(s) to {args.out}")
     return 0 if sample.complete else 1
+
+
+def _llm_model(spec: str | None, flag: str) -> str | None:
+    if spec is None:
+        return None
+    kind, sep, model = spec.partition(":")
+    if kind != "llm" or not sep or not model:
+        raise ValueError(f"{flag} must be llm:MODEL, got {spec!r}")
+    return model
+
+
+def _import_official(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from empa_env.cases.official import aconvert_official_cases
+
+    options = {"api_base": args.api_base} if args.api_base else {}
+    iedr_model = _llm_model(args.iedr, "--iedr")
+    writer_model = _llm_model(args.writer, "--writer")
+    iedr = writer = None
+    if iedr_model:
+        from empa_env.llm.iedr import LLMIEDRRater
+
+        iedr = LLMIEDRRater(iedr_model, **options)
+    if writer_model:
+        from empa_env.llm.generator import LLMCaseCompleter
+
+        writer = LLMCaseCompleter(writer_model, **options)
+    try:
+        report = asyncio.run(
+            aconvert_official_cases(args.path, iedr=iedr, writer=writer, ids=args.ids)
+        )
+    except FileNotFoundError as exc:
+        raise ValueError(str(exc)) from None
+    if report.cases:
+        _write(report.cases, args.out, args.force)
+    print(report)
+    only = sum(1 for c in report.cases if c.llm_roles_only)
+    print(f"wrote {len(report.cases)} case(s) to {args.out}"
+          + (f" ({only} for LLM roles only: no --writer)" if only else ""))  # fmt: skip
+    return 1 if report.failures else 0

@@ -142,4 +142,6 @@ def load_directory(directory: str | Path) -> list[Case]:
 def dump_case(case: Case) -> str:
     """The case as YAML, in the field order of the format (round-trips through :func:`parse_case`)."""
     data = case.model_dump(mode="json", by_alias=True)
+    if not data.get("llm_roles_only"):  # only LLM-only cases carry the marker
+        data.pop("llm_roles_only", None)
     return yaml.dump(data, Dumper=_YamlDumper, sort_keys=False, allow_unicode=True, width=100)

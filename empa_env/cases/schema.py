@@ -203,6 +203,11 @@ class Case(_Strict):
     voice: Voice
     cues: Cues
     source: str = "hand-written"
+    #: ``True`` when the offline material (``voice``, ``cues``, the stages' ``narration``,
+    #: ``emotions`` and ``focus``) is not the case's own but filled in so the file validates, e.g.
+    #: an official EMPA case converted without an LLM case writer. Such a case is for LLM roles
+    #: only: offline roles must not play or rate it (their lines and cues would be placeholders).
+    llm_roles_only: bool = False
 
     @model_validator(mode="after")
     def _nonzero_deficit(self) -> Case:

@@ -14,6 +14,7 @@ distinct cases, deterministic per seed when the model is (temperature 0, or the 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -165,3 +166,80 @@ class LLMCaseGenerator(_LLMRole):
 
     def generate(self, n: int, seed: int = 0) -> list[Case]:
         return run_sync(self.agenerate(n, seed))
+
+
+#: Language names for prompts (the case's ``language`` code -> what the model is told).
+LANGUAGE_NAMES: dict[str, str] = {"en": "English", "zh": "Chinese (简体中文)"}
+#: The stage fields :class:`LLMCaseCompleter` writes (the rest of a stage is kept).
+STAGE_OFFLINE_FIELDS: tuple[str, ...] = ("narration", "emotions", "focus")
+
+
+def merge_offline_material(case_data: Mapping[str, Any], written: Mapping[str, Any]) -> dict:
+    """``case_data`` with ``voice``, ``cues`` and the stages' narration/emotions/focus taken from
+    ``written``; everything else (persona, story, plot text, IEDR, id) stays as given."""
+    out = dict(case_data)
+    out["voice"] = written.get("voice")
+    out["cues"] = written.get("cues")
+    plot = dict(out.get("plot") or {})
+    new_stages = (written.get("plot") or {}).get("stages") or written.get("stages") or []
+    stages = []
+    for i, stage in enumerate(plot.get("stages") or []):
+        stage = dict(stage)
+        new = new_stages[i] if i < len(new_stages) and isinstance(new_stages[i], Mapping) else {}
+        for key in STAGE_OFFLINE_FIELDS:
+            if key in new:
+                stage[key] = new[key]
+        stages.append(stage)
+    plot["stages"] = stages
+    out["plot"] = plot
+    out["llm_roles_only"] = False
+    return out
+
+
+class LLMCaseCompleter(_LLMRole):
+    """Writes the offline material of a case that has everything else (prompt ``case_completer``).
+
+    ``complete(case_data)`` returns the case dict with ``voice``, ``cues`` and every stage's
+    ``narration``, ``emotions`` and ``focus`` written by ``model`` in the case's language, and
+    ``llm_roles_only`` cleared; the result validates as a case (problems go back to the model).
+    Used to convert official EMPA cases (:mod:`empa_env.cases.official`).
+    """
+
+    kind = "case_writer"
+    prompt_name = "case_completer"
+    default_params = {"temperature": 0.7, "max_tokens": 4000}
+
+    def messages(self, case_data: Mapping[str, Any]) -> list[dict[str, str]]:
+        language = LANGUAGE_NAMES.get(str(case_data.get("language", "en")), "English")
+        given = {k: v for k, v in case_data.items()
+                 if k not in ("voice", "cues", "iedr", "source", "llm_roles_only", "id")}  # fmt: skip
+        plot = dict(given.get("plot") or {})
+        plot["stages"] = [
+            {k: v for k, v in dict(s).items() if k not in STAGE_OFFLINE_FIELDS}
+            for s in plot.get("stages") or []
+        ]
+        given["plot"] = plot
+        text = json.dumps(given, ensure_ascii=False, indent=1)
+        return [
+            {"role": "system", "content": self.prompt.render("system", language=language)},
+            {"role": "user", "content": self.prompt.render("user", case=text, language=language)},
+        ]
+
+    async def acomplete_offline(self, case_data: Mapping[str, Any]) -> dict[str, Any]:
+        case_id = str(case_data.get("id", "case"))
+
+        def parse(completion: Completion) -> dict[str, Any]:
+            merged = merge_offline_material(case_data, extract_json_object(completion.text))
+            try:
+                parse_case(merged, case_id)
+            except CaseError as exc:
+                issues = "\n".join(
+                    f"- {i.field or '(top level)'}: {i.message}" for i in exc.issues[:25]
+                )
+                raise OutputError("schema", issues) from None
+            return merged
+
+        return await self._ask(self.messages(case_data), parse, response_format=JSON_OBJECT)
+
+    def complete_offline(self, case_data: Mapping[str, Any]) -> dict[str, Any]:
+        return run_sync(self.acomplete_offline(case_data))

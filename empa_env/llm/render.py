@@ -197,7 +197,7 @@ def director_state_text(view: DirectorView) -> str:
 def case_text(case: Case | Mapping[str, Any]) -> str:
     """A case (or a draft dict in the case format) as text for the IEDR rater."""
     data = case.model_dump(mode="json", by_alias=True) if isinstance(case, Case) else dict(case)
-    hidden = ("id", "iedr", "voice", "source", "language")
+    hidden = ("id", "iedr", "voice", "source", "language", "llm_roles_only")
     keep = {k: v for k, v in data.items() if k not in hidden}
     return _nested_text(keep)
 

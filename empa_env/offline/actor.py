@@ -25,10 +25,31 @@ STANCE_FALLBACK = {
 }
 
 
+#: The case languages the offline roles' material and lexicons are written for.
+OFFLINE_LANGUAGES: tuple[str, ...] = ("en",)
+
+
+class UnsupportedCaseLanguage(ValueError):
+    """An offline role was given a case in a language it cannot play."""
+
+
+def refuse_unsupported_language(role: str, case_id: str, language: str) -> None:
+    """Raise one clear line naming the LLM alternative when ``language`` is not offline-playable."""
+    if language not in OFFLINE_LANGUAGES:
+        raise UnsupportedCaseLanguage(
+            f"the offline {role} plays English cases only, and case {case_id!r} is in "
+            f"{language!r}; use an LLM {role} instead ({role}='llm:MODEL', e.g. "
+            f"`empa bench --{role} llm:openai/gpt-4o-mini`)"
+        )
+
+
 class OfflineActor(Actor):
     name = "offline-actor-v1"
 
     def open(self, view: ActorView) -> str:
+        # Refuse at reset (the opening is the first thing a case asks of the Actor), rather than
+        # speak English lines, or placeholders, into a conversation in another language.
+        refuse_unsupported_language("actor", view.persona.case_id, view.persona.language)
         rng = random.Random(view.seed * 1_000_003)
         return rng.choice(view.persona.voice.openings)
 

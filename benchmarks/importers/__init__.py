@@ -1,0 +1,1 @@
+"""Importers: results published by other benchmarks, as normal run stores."""
