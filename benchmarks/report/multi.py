@@ -53,8 +53,20 @@ def run_labels(run_dirs: Sequence[Path]) -> list[str]:
         depth += 1
 
 
+def run_facets(config: dict[str, Any]) -> dict[str, Any]:
+    """The suite, roles and preset of a run's stored configuration (a benchmark run keeps the
+    roles and preset inside its ``env`` block; an imported run at the top level)."""
+    env = config.get("env") if isinstance(config.get("env"), dict) else {}
+    preset = env.get("preset", config.get("preset"))
+    if isinstance(preset, dict):
+        preset = preset.get("name", preset)
+    return {"suite": config.get("suite"), "roles": env.get("roles", config.get("roles")),
+            "preset": preset}  # fmt: skip
+
+
 def comparability_key(config: dict[str, Any]) -> str:
-    return json.dumps({k: config.get(k) for k in COMPARABLE_ON}, sort_keys=True, default=str)
+    facets = run_facets(config)
+    return json.dumps({k: facets.get(k) for k in COMPARABLE_ON}, sort_keys=True, default=str)
 
 
 def _describe_roles(roles: Any) -> str:
@@ -89,9 +101,9 @@ def load_runs(run_dirs: Sequence[str | Path]) -> RunSet:
         runs[label] = {
             "run_dir": str(run_dir),
             "fingerprint": info.get("fingerprint"),
-            "suite": config.get("suite"),
-            "preset": config.get("preset"),
-            "roles (actor | director | judger)": _describe_roles(config.get("roles")),
+            "suite": run_facets(config)["suite"],
+            "preset": run_facets(config)["preset"],
+            "roles (actor | director | judger)": _describe_roles(run_facets(config)["roles"]),
             "episodes": len(frame),
             "errors": errors,
         }
@@ -126,7 +138,7 @@ def _groups_note(labels: list[str], configs: list[dict], run_group: dict[str, st
     names = list(firsts)
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
-            ca, cb = configs[firsts[a]], configs[firsts[b]]
+            ca, cb = run_facets(configs[firsts[a]]), run_facets(configs[firsts[b]])
             differ = [k for k in COMPARABLE_ON if ca.get(k) != cb.get(k)]
             reasons.append(f"{a} vs {b}: different {', '.join(differ)}")
     return (

@@ -11,6 +11,7 @@ import pytest
 from benchmarks.report.multi import load_runs, run_labels
 from benchmarks.runner import BenchConfig, run_benchmark
 from empa_env.cli import main
+from empa_env.config import EnvConfig
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     plans = {
         "mine-a": (BenchConfig(), ["scripted:attuned", "scripted:lecturer"]),
         "mine-b": (BenchConfig(), ["scripted:attuned"]),
-        "paper-run": (BenchConfig(preset="paper"), ["scripted:parrot"]),
+        "paper-run": (BenchConfig(EnvConfig(preset="paper")), ["scripted:parrot"]),
     }
     out = {}
     for name, (config, policies) in plans.items():
