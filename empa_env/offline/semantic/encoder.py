@@ -283,7 +283,9 @@ class StaticEncoder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, enc in enumerate(self._tokenizer.encode_batch(list(texts), add_special_tokens=False)):
+        for i, enc in enumerate(
+            self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        ):
             if enc.ids:
                 ids = np.clip(np.array(enc.ids), 0, self._table.shape[0] - 1)
                 out[i] = self._table[ids].mean(axis=0)
