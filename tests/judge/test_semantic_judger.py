@@ -43,7 +43,7 @@ def test_genuine_reply_earns_progress_with_verbatim_quotes(judger):
             assert f"{axis}_Prog" in j.evidence
 
 
-def test_off_topic_reply_gets_no_progress(judger):
+def test_off_topic_reply_gets_less_progress_and_no_clarification(judger):
     # A reply written for the bank-app conversation, sent to someone whose dog died.
     j = judger.rate(OTHER_USER, GOOD)
     assert sum(j.prog.values()) < sum(judger.rate(USER, GOOD).prog.values())
@@ -116,3 +116,13 @@ def test_sentence_spans():
     text = "Hi there.  How are you?\nFine!"
     assert [text[a:b] for a, b in sentence_spans(text)] == ["Hi there.", "How are you?", "Fine!"]
     assert sentence_spans("...") == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="not met yet: the heads still give some A or P progress to a reply written for "
+    "another person's conversation (C is zeroed); see MODEL_CARD.md, Limits",
+)
+def test_off_topic_reply_gets_no_progress_on_any_axis(judger):
+    j = judger.rate(OTHER_USER, GOOD)
+    assert not any(j.prog.values()), j.prog
