@@ -1,0 +1,110 @@
+"""``empa judge``: build the corpus, train heads, validate on EPITOME, rate one reply.
+
+Registered as the ``judge`` command through the ``empa.commands`` entry-point group.
+
+* ``corpus [--seed N] [--out PATH]``  regenerate the labelled corpus (deterministic by seed).
+* ``train --data FILE [--out PATH] [--tier minilm|static] [--l2 X]``  train the six heads on a
+  JSONL file in the documented format; the shipped corpus and defaults reproduce the shipped heads.
+* ``eval --epitome CSV [--json] [--tier T] [--heads PATH]``  per axis accuracy, macro-F1, AUROC of
+  "level > 0", Spearman and the majority baseline against EPITOME's human levels.
+* ``rate --user TEXT --reply TEXT [--tier T]``  one judgement as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``judge`` and its sub-commands to the ``empa`` parser."""
+    parser = subparsers.add_parser("judge", help="the semantic offline judge: corpus, train, eval")
+    sub = parser.add_subparsers(dest="judge_command", metavar="ACTION")
+    parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
+
+    p = sub.add_parser("corpus", help="regenerate the labelled reply corpus")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--out", type=Path, default=None, help="default: the shipped replies.jsonl")
+    p.set_defaults(func=_corpus)
+
+    p = sub.add_parser("train", help="train the heads on a JSONL corpus")
+    p.add_argument("--data", type=Path, required=True, metavar="FILE")
+    p.add_argument("--out", type=Path, default=None, help="default: the shipped heads of --tier")
+    p.add_argument("--tier", default="minilm", choices=("minilm", "static", "e5"))
+    p.add_argument("--l2", type=float, default=None)
+    p.set_defaults(func=_train)
+
+    p = sub.add_parser("eval", help="validate against EPITOME human labels")
+    p.add_argument("--epitome", type=Path, required=True, metavar="CSV")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--tier", default="minilm", choices=("minilm", "static"))
+    p.add_argument("--heads", type=Path, default=None)
+    p.set_defaults(func=_eval)
+
+    p = sub.add_parser("rate", help="rate one reply to one user message")
+    p.add_argument("--user", required=True)
+    p.add_argument("--reply", required=True)
+    p.add_argument("--tier", default="minilm", choices=("minilm", "static"))
+    p.set_defaults(func=_rate)
+
+
+def _corpus(args: argparse.Namespace) -> int:
+    from empa_env.offline.semantic.corpus.generator import (
+        CorpusConfig,
+        corpus_path,
+        generate,
+        write_jsonl,
+    )
+
+    config = CorpusConfig() if args.seed is None else CorpusConfig(seed=args.seed)
+    out = args.out or corpus_path()
+    n = write_jsonl(generate(config), out)
+    print(f"wrote {n} labelled replies to {out}")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    from empa_env.offline.semantic.encoder import load_encoder
+    from empa_env.offline.semantic.judger import HEADS_FILES
+    from empa_env.offline.semantic.train import (
+        DEFAULT_L2,
+        CorpusFormatError,
+        load_records,
+        train_heads,
+    )
+
+    try:
+        records = load_records(args.data)
+    except (OSError, CorpusFormatError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    encoder = load_encoder(args.tier)
+    heads = train_heads(records, encoder, l2=args.l2 or DEFAULT_L2, tier=args.tier)
+    out = args.out or HEADS_FILES.get(args.tier) or Path(f"heads-{args.tier}.npz")
+    heads.save(out)
+    print(json.dumps({"out": str(out), **heads.meta}, indent=2))
+    return 0
+
+
+def _eval(args: argparse.Namespace) -> int:
+    from empa_env.offline.semantic.evaluate import evaluate_epitome, format_report
+    from empa_env.offline.semantic.judger import SemanticJudger
+
+    if not args.epitome.is_file():
+        print(f"error: {args.epitome} not found", file=sys.stderr)
+        return 1
+    judger = SemanticJudger(tier=args.tier, heads_path=args.heads)
+    report = evaluate_epitome(judger, args.epitome)
+    print(json.dumps(report.as_dict()) if args.json else format_report(report))
+    return 0
+
+
+def _rate(args: argparse.Namespace) -> int:
+    from empa_env.offline.semantic.judger import SemanticJudger
+
+    j = SemanticJudger(tier=args.tier).rate(args.user, args.reply)
+    print(json.dumps(asdict(j), ensure_ascii=False, indent=2))
+    return 0

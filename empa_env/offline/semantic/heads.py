@@ -1,0 +1,161 @@
+"""Small heads: one multinomial logistic regression (L2) per axis and direction, in numpy/scipy.
+
+Six heads, ``C_Prog``, ``A_Prog``, ``P_Prog`` over levels ``(0, 1, 2)`` and ``C_Neg``, ``A_Neg``,
+``P_Neg`` over ``(0, -1, -2)``. Features are standardised with the training mean and scale stored
+next to the weights. :meth:`Heads.predict` gives per-head level probabilities; the *expected*
+level (``sum_k p_k * level_k``) is the continuous score, and calibrated thresholds on it (chosen
+on the validation split, stored in the file) turn it into a level.
+
+Everything is saved in one ``.npz`` (no pickle) with a JSON ``meta`` string.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import logsumexp, softmax
+
+HEAD_NAMES: tuple[str, ...] = ("C_Prog", "A_Prog", "P_Prog", "C_Neg", "A_Neg", "P_Neg")
+PROG_CLASSES: tuple[int, ...] = (0, 1, 2)
+NEG_CLASSES: tuple[int, ...] = (0, -1, -2)
+
+
+def classes_of(name: str) -> tuple[int, ...]:
+    return PROG_CLASSES if name.endswith("Prog") else NEG_CLASSES
+
+
+@dataclass
+class Head:
+    """One multinomial logistic head: ``softmax(X @ W.T + b)`` over :func:`classes_of` levels."""
+
+    name: str
+    W: np.ndarray  # (k, f)
+    b: np.ndarray  # (k,)
+    #: Thresholds on |expected level| for levels 1 and 2.
+    thresholds: tuple[float, float] = (0.5, 1.5)
+
+    @property
+    def classes(self) -> tuple[int, ...]:
+        return classes_of(self.name)
+
+    def proba(self, X: np.ndarray) -> np.ndarray:
+        return softmax(X @ self.W.T + self.b, axis=1)
+
+    def expected(self, P: np.ndarray) -> np.ndarray:
+        """Expected level (signed: negative for Neg heads)."""
+        return P @ np.asarray(self.classes, dtype=np.float64)
+
+    def level(self, score: np.ndarray) -> np.ndarray:
+        """Levels from expected-level scores through the calibrated thresholds."""
+        mag = np.abs(score)
+        t1, t2 = self.thresholds
+        lv = np.where(mag >= t2, 2, np.where(mag >= t1, 1, 0))
+        return lv if self.name.endswith("Prog") else -lv
+
+
+@dataclass
+class Heads:
+    """The six heads plus the feature standardisation and metadata (encoder id, data hash, ...)."""
+
+    heads: dict[str, Head]
+    mean: np.ndarray
+    scale: np.ndarray
+    meta: dict = field(default_factory=dict)
+
+    def standardise(self, X: np.ndarray) -> np.ndarray:
+        return (X - self.mean) / self.scale
+
+    def predict(self, X: np.ndarray) -> dict[str, np.ndarray]:
+        """Per head, ``(n, 3)`` level probabilities in :func:`classes_of` order."""
+        Z = self.standardise(np.atleast_2d(X).astype(np.float64))
+        return {name: h.proba(Z) for name, h in self.heads.items()}
+
+    def save(self, path: Path) -> None:
+        arrays: dict[str, np.ndarray] = {"mean": self.mean, "scale": self.scale}
+        for name, h in self.heads.items():
+            arrays[f"{name}.W"] = h.W.astype(np.float32)
+            arrays[f"{name}.b"] = h.b.astype(np.float32)
+            arrays[f"{name}.thresholds"] = np.asarray(h.thresholds, dtype=np.float64)
+        arrays["meta"] = np.asarray(json.dumps(self.meta, sort_keys=True))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fh:
+            np.savez_compressed(fh, **arrays)
+
+    @classmethod
+    def load(cls, path: Path) -> Heads:
+        with np.load(path, allow_pickle=False) as z:
+            heads = {
+                name: Head(
+                    name,
+                    z[f"{name}.W"].astype(np.float64),
+                    z[f"{name}.b"].astype(np.float64),
+                    tuple(float(t) for t in z[f"{name}.thresholds"]),  # type: ignore[arg-type]
+                )
+                for name in HEAD_NAMES
+            }
+            return cls(heads, z["mean"].astype(np.float64), z["scale"].astype(np.float64),
+                       json.loads(str(z["meta"])))  # fmt: skip
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def fit_head(
+    name: str, X: np.ndarray, y: np.ndarray, l2: float, class_weight_power: float = 0.5
+) -> Head:
+    """Fit one multinomial logistic regression with L2 by L-BFGS (deterministic).
+
+    ``X`` is standardised; ``y`` holds levels. Classes are re-weighted by ``(n / n_k) ** power``
+    (0.5: square-root balancing) so that rare levels are not ignored.
+    """
+    classes = classes_of(name)
+    k = len(classes)
+    n, f = X.shape
+    Y = np.zeros((n, k))
+    for j, c in enumerate(classes):
+        Y[y == c, j] = 1.0
+    counts = np.maximum(Y.sum(axis=0), 1.0)
+    cw = (n / (k * counts)) ** class_weight_power
+    sw = Y @ cw
+    sw = sw / sw.mean()
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        W = theta[: k * f].reshape(k, f)
+        b = theta[k * f :]
+        logits = X @ W.T + b
+        lse = logsumexp(logits, axis=1)
+        nll = float((sw * (lse - (logits * Y).sum(axis=1))).sum() / n)
+        P = np.exp(logits - lse[:, None])
+        G = (P - Y) * sw[:, None] / n
+        gW = G.T @ X + l2 * W
+        gb = G.sum(axis=0)
+        return nll + 0.5 * l2 * float((W * W).sum()), np.concatenate([gW.ravel(), gb])
+
+    theta0 = np.zeros(k * f + k)
+    res = minimize(loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": 500})
+    W = res.x[: k * f].reshape(k, f)
+    b = res.x[k * f :]
+    return Head(name, W, b)
+
+
+def calibrate(head: Head, X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Thresholds on |expected level| that maximise macro-F1 on ``(X, y)`` (grid, deterministic)."""
+    from empa_env.offline.semantic.metrics import macro_f1
+
+    score = np.abs(head.expected(head.proba(X)))
+    truth = np.abs(y)
+    best = (-1.0, (0.5, 1.5))
+    grid = np.round(np.arange(0.15, 1.96, 0.05), 2)
+    for t1 in grid:
+        for t2 in grid[grid > t1]:
+            pred = np.where(score >= t2, 2, np.where(score >= t1, 1, 0))
+            f1 = macro_f1(truth, pred, labels=(0, 1, 2))
+            if f1 > best[0] + 1e-12:
+                best = (f1, (float(t1), float(t2)))
+    return best[1]

@@ -1,0 +1,314 @@
+"""``SemanticJudger``: MDEP-PR levels from sentence embeddings and small trained heads.
+
+How one reply is read:
+
+1. **Language.** The English-only encoders cannot read other scripts. A reply written mostly in a
+   non-Latin script is *not* scored as empty: by default the judgement fails with a clear error
+   (``unsupported_language="fail"``), or, if asked, gets zero levels with a reason (``"zero"``).
+   :attr:`SemanticJudger.languages` says what the encoder reads (``None``: multilingual).
+2. **Encoding.** The user's last messages (cached: they repeat every turn) and the reply, in one
+   encoder pass that also yields a vector per reply sentence.
+3. **Heads.** Six multinomial heads give level probabilities per axis; the expected level is the
+   continuous score and calibrated thresholds (stored with the heads) give the level.
+4. **Guards** (the hook for the rule layer): each :class:`Guard` sees the reading and the context
+   and returns a :class:`GuardVerdict` that can veto progress on axes, cap progress levels and add
+   penalties. Penalties are applied *before* credit: vetoes and caps first lower the progress
+   levels, then penalties set Neg levels (the stronger of head and guard wins). Nothing is guarded
+   here beyond what the heads learned; the rule layer is plugged in by passing ``guards=``.
+5. **Evidence.** Every non-zero level quotes the reply verbatim: the sentence whose own head
+   score carries that level most strongly (guard penalties bring their own quote).
+
+:func:`epm.rubric.increment` turns the returned levels into ``v_t``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Literal, Protocol
+
+import numpy as np
+
+from empa_env.offline.semantic.encoder import Encoder, Span, shared_encoder
+from empa_env.offline.semantic.features import pair_features, recent_user_texts, user_vector
+from empa_env.offline.semantic.heads import HEAD_NAMES, Heads, file_digest
+from empa_env.roles.base import Judger
+from empa_env.roles.views import JudgeProfile, JudgeView, Message
+from epm.rubric import AXES
+from epm.trajectory import Judgement
+
+HEADS_DIR = Path(__file__).parent
+#: Shipped heads per encoder tier.
+HEADS_FILES: dict[str, Path] = {
+    "minilm": HEADS_DIR / "heads.npz",
+    "static": HEADS_DIR / "heads-static.npz",
+}
+ANCHORS: dict[str, dict[int, str]] = {
+    "C_Prog": {1: "clarifies what the user means", 2: "reframes the user's understanding"},
+    "A_Prog": {1: "validates a feeling the user expressed", 2: "resonates with a deeper feeling"},
+    "P_Prog": {1: "affirms an action or opens a concrete step", 2: "strengthens their agency"},
+    "C_Neg": {-1: "misses the point or claims understanding emptily",
+              -2: "misreads or denies the user's reality"},
+    "A_Neg": {-1: "perfunctory, performative or mismatched tone", -2: "judges or blames the user"},
+    "P_Neg": {-1: "lectures or encourages by template",
+              -2: "negates their values or implies effort is pointless"},
+}  # fmt: skip
+_SENTENCE = re.compile(r"[^.!?。！？…\n]+(?:[.!?。！？…]+|$)")
+
+
+def sentence_spans(text: str) -> list[Span]:
+    """Character spans of the sentences of ``text`` (stripped, never empty)."""
+    spans = []
+    for m in _SENTENCE.finditer(text):
+        a, b = m.span()
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if b > a and any(ch.isalnum() for ch in text[a:b]):
+            spans.append((a, b))
+    return spans
+
+
+def non_latin_share(text: str) -> float:
+    """Share of the letters of ``text`` that are not Latin script (0 for no letters)."""
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return 0.0
+    other = sum(1 for ch in letters if "LATIN" not in unicodedata.name(ch, ""))
+    return other / len(letters)
+
+
+@dataclass(frozen=True)
+class SemanticReading:
+    """What the heads make of one reply, before guards. Crosses into :class:`Guard` calls."""
+
+    reply: str
+    user_texts: tuple[str, ...]
+    sentences: tuple[Span, ...]
+    #: Per head: probabilities over its levels ((0, 1, 2) or (0, -1, -2)).
+    probabilities: dict[str, tuple[float, float, float]]
+    #: Per head: expected level (signed), the continuous score.
+    scores: dict[str, float]
+    #: Per head: the level after calibrated thresholds.
+    levels: dict[str, int]
+    #: Per head and sentence: expected level of that sentence alone.
+    sentence_scores: dict[str, tuple[float, ...]]
+
+    def sentence(self, i: int) -> str:
+        a, b = self.sentences[i]
+        return self.reply[a:b]
+
+
+@dataclass(frozen=True)
+class GuardContext:
+    """What a guard may read besides the reading: the conversation and, in the env, the profile."""
+
+    history: tuple[Message, ...]
+    profile: JudgeProfile | None
+    turn: int
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """A Neg level set by a guard, with its verbatim quote of the reply and a one-line reason."""
+
+    level: int  # -1 or -2
+    evidence: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class GuardVerdict:
+    """A guard's ruling. Empty fields change nothing.
+
+    ``veto``: axes ("C", "A", "P") whose progress is set to 0. ``caps``: axis -> highest progress
+    level allowed. ``penalties``: axis -> :class:`Penalty` (the stronger of head and guard wins).
+    ``note``: recorded in the reasoning of the affected levels.
+    """
+
+    veto: frozenset[str] = frozenset()
+    caps: dict[str, int] = field(default_factory=dict)
+    penalties: dict[str, Penalty] = field(default_factory=dict)
+    note: str = ""
+
+
+class Guard(Protocol):
+    """The hook for the rule layer: called once per reply, after the heads, before the levels."""
+
+    def __call__(self, reading: SemanticReading, context: GuardContext) -> GuardVerdict: ...
+
+
+class SemanticJudger(Judger):
+    """The learned offline Judger. ``tier`` picks the encoder and its shipped heads.
+
+    ``guards`` are applied in order (see :class:`Guard`). ``heads_path`` overrides the shipped
+    heads (they must have been trained with the same encoder). ``unsupported_language`` decides
+    what happens to a reply the encoder cannot read: ``"fail"`` (a failed judgement naming the
+    reason) or ``"zero"`` (all levels 0, the reason in ``reasoning``).
+    """
+
+    name = "semantic"
+
+    def __init__(
+        self,
+        tier: str = "minilm",
+        guards: Sequence[Guard] = (),
+        heads_path: Path | None = None,
+        encoder: Encoder | None = None,
+        threads: int = 1,
+        unsupported_language: Literal["fail", "zero"] = "fail",
+    ) -> None:
+        self.tier = tier
+        self.encoder: Encoder = encoder or shared_encoder(tier, threads=threads)
+        path = heads_path or HEADS_FILES.get(tier)
+        if path is None or not Path(path).is_file():
+            raise FileNotFoundError(
+                f"no heads for encoder tier {tier!r} at {path}; train them with "
+                f"'empa judge train --tier {tier} --out PATH' and pass heads_path"
+            )
+        self.heads_path = Path(path)
+        self.heads = Heads.load(self.heads_path)
+        trained_with = self.heads.meta.get("encoder_sha256")
+        if trained_with and trained_with != self.encoder.sha256:
+            raise ValueError(
+                f"{self.heads_path} was trained with encoder {self.heads.meta.get('encoder_id')} "
+                f"({trained_with}), not {self.encoder.id} ({self.encoder.sha256})"
+            )
+        self.guards = tuple(guards)
+        self.unsupported_language = unsupported_language
+        self.name = f"semantic-{tier}"
+
+    # --- identity ------------------------------------------------------------------------------
+    @property
+    def languages(self) -> tuple[str, ...] | None:
+        """Languages the encoder reads (``None``: multilingual)."""
+        return self.encoder.languages
+
+    @cached_property
+    def heads_sha256(self) -> str:
+        return file_digest(self.heads_path)
+
+    def describe(self) -> dict[str, str]:
+        return {
+            "class": type(self).__name__,
+            "name": self.name,
+            "encoder": self.encoder.id,
+            "encoder_sha256": self.encoder.sha256,
+            "heads_sha256": self.heads_sha256,
+            "guards": ",".join(type(g).__name__ for g in self.guards),
+        }
+
+    # --- reading -------------------------------------------------------------------------------
+    def read(self, user_texts: Sequence[str], reply: str) -> SemanticReading:
+        """Run the heads on one reply (no guards, no language check)."""
+        users = recent_user_texts(user_texts)
+        spans = sentence_spans(reply)
+        dim = self.encoder.dim
+        u = user_vector(self.encoder.encode(users)) if users else np.zeros(dim, np.float32)
+        whole, per_sentence = self.encoder.encode_segments(reply, spans)
+        X = pair_features(np.vstack([u] * (1 + len(spans))), np.vstack([whole, per_sentence]))
+        probs = self.heads.predict(X)
+        probabilities, scores, levels, sentence_scores = {}, {}, {}, {}
+        for name in HEAD_NAMES:
+            head = self.heads.heads[name]
+            exp = head.expected(probs[name])
+            probabilities[name] = tuple(float(p) for p in probs[name][0])
+            scores[name] = float(exp[0])
+            levels[name] = int(head.level(exp[:1])[0]) if reply.strip() else 0
+            sentence_scores[name] = tuple(float(x) for x in exp[1:])
+        return SemanticReading(
+            reply, tuple(users), tuple(spans), probabilities, scores, levels, sentence_scores
+        )
+
+    def _evidence(self, reading: SemanticReading, name: str) -> str:
+        per = reading.sentence_scores[name]
+        if not per:
+            return reading.reply.strip()
+        return reading.sentence(int(np.argmax(np.abs(per))))
+
+    def _judge(self, user_texts: Sequence[str], reply: str, context: GuardContext) -> Judgement:
+        zeros = {a: 0 for a in AXES}
+        if not reply.strip():
+            return Judgement(dict(zeros), dict(zeros), judge=self.name,
+                             reasoning={"note": "empty reply"})  # fmt: skip
+        if self.languages is not None and non_latin_share(reply) > 0.5:
+            message = (
+                f"the {self.encoder.id} encoder reads {', '.join(self.languages)} only; this "
+                f"reply is mostly in another script and cannot be rated by this judge"
+            )
+            if self.unsupported_language == "fail":
+                return Judgement.failure(message, judge=self.name)
+            return Judgement(dict(zeros), dict(zeros), judge=self.name,
+                             reasoning={"note": message})  # fmt: skip
+        reading = self.read(user_texts, reply)
+        prog = {a: reading.levels[f"{a}_Prog"] for a in AXES}
+        neg = {a: reading.levels[f"{a}_Neg"] for a in AXES}
+        evidence: dict[str, str] = {}
+        reasoning: dict[str, str] = {}
+        for a in AXES:
+            for kind, lv in (("Prog", prog[a]), ("Neg", neg[a])):
+                key = f"{a}_{kind}"
+                if lv:
+                    p = reading.probabilities[key][abs(lv)]
+                    evidence[key] = self._evidence(reading, key)
+                    reasoning[key] = f"{ANCHORS[key][lv]} (head p={p:.2f})"
+        # Guards: penalties before credit.
+        for guard in self.guards:
+            verdict = guard(reading, context)
+            note = f" [{type(guard).__name__}: {verdict.note}]" if verdict.note else ""
+            for a, pen in verdict.penalties.items():
+                if pen.level not in (-1, -2) or pen.evidence not in reply:
+                    raise ValueError(
+                        f"{type(guard).__name__}: a penalty needs level -1/-2 and a verbatim "
+                        f"quote of the reply, got {pen!r}"
+                    )
+                if pen.level < neg[a]:
+                    neg[a] = pen.level
+                    evidence[f"{a}_Neg"] = pen.evidence
+                    reasoning[f"{a}_Neg"] = pen.reason + note
+            for a in AXES:
+                cap = 0 if a in verdict.veto else verdict.caps.get(a, 2)
+                if prog[a] > cap:
+                    prog[a] = cap
+                    if cap == 0:
+                        evidence.pop(f"{a}_Prog", None)
+                        reasoning[f"{a}_Prog"] = f"progress vetoed{note}"
+                    else:
+                        reasoning[f"{a}_Prog"] = f"capped at {cap}{note}"
+        return Judgement(prog, neg, evidence, reasoning, judge=self.name)
+
+    def judge(self, view: JudgeView) -> Judgement:
+        users = [m.content for m in view.history if m.role == "user"]
+        context = GuardContext(tuple(view.history), view.profile, view.turn)
+        return self._judge(users, view.reply, context)
+
+    def rate(self, user_text: str, reply: str, history: Sequence[Message] = ()) -> Judgement:
+        """Profile-free rating: ``reply`` to ``user_text`` (after ``history``, if any)."""
+        users = [m.content for m in history if m.role == "user"] + [user_text]
+        context = GuardContext(tuple(history) + (Message("user", user_text),), None, 0)
+        return self._judge(users, reply, context)
+
+    # --- batches (evaluation) ------------------------------------------------------------------
+    def score_pairs(
+        self, user_texts: Sequence[str], replies: Sequence[str]
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per head ``(expected level, level)`` arrays for many (user message, reply) pairs.
+
+        The same heads and thresholds as :meth:`rate` without guards or evidence, batched.
+        """
+        U = self.encoder.encode(list(user_texts))
+        R = self.encoder.encode(list(replies))
+        probs = self.heads.predict(pair_features(U, R))
+        out = {}
+        empty = np.array([not r.strip() for r in replies])
+        for name in HEAD_NAMES:
+            head = self.heads.heads[name]
+            exp = head.expected(probs[name])
+            lv = np.where(empty, 0, head.level(exp))
+            out[name] = (exp, lv)
+        return out

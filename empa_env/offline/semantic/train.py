@@ -1,0 +1,149 @@
+"""Train the six heads on a labelled JSONL corpus (the shipped one or any in the same format).
+
+Format, one JSON object per line (see ``corpus/DATASHEET.md``)::
+
+    {"context": ["user message", ...], "reply": "...", "levels": {"C_Prog": 0..2, "A_Prog": ...,
+     "P_Prog": ..., "C_Neg": 0..-2, "A_Neg": ..., "P_Neg": ...}, "split": "train"|"val"|"test"}
+
+Other keys (``evidence``, ``reasons``, ``family``, ...) are carried but not needed for training.
+Rows without ``split`` count as ``train``; thresholds are calibrated on ``val`` (or on ``train``
+when there is no ``val``). Training is deterministic: the same file and encoder give the same
+weights (L-BFGS from zeros, single-threaded encoder).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from empa_env.offline.semantic.encoder import Encoder
+from empa_env.offline.semantic.features import pair_features, recent_user_texts, user_vector
+from empa_env.offline.semantic.heads import HEAD_NAMES, Heads, calibrate, classes_of, fit_head
+from empa_env.offline.semantic.metrics import macro_f1
+
+#: L2 strength of the shipped heads (on standardised features).
+DEFAULT_L2 = 0.02
+
+
+@dataclass(frozen=True)
+class LabelledReply:
+    """One training example: the user's recent messages, the reply and its six levels."""
+
+    context: tuple[str, ...]
+    reply: str
+    levels: dict[str, int]
+    split: str = "train"
+    family: str = ""
+
+
+class CorpusFormatError(ValueError):
+    """A line of a training file is not in the documented format."""
+
+
+def load_records(path: Path) -> list[LabelledReply]:
+    """Read and validate a JSONL training file; errors name the line and the field."""
+    out = []
+    with path.open(encoding="utf-8") as fh:
+        for i, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                raw = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise CorpusFormatError(f"{path}:{i}: not JSON ({exc})") from None
+            ctx = raw.get("context")
+            if isinstance(ctx, str):
+                ctx = [ctx]
+            if not isinstance(ctx, list) or not all(isinstance(c, str) for c in ctx):
+                raise CorpusFormatError(f"{path}:{i}: 'context' must be a list of strings")
+            if not isinstance(raw.get("reply"), str):
+                raise CorpusFormatError(f"{path}:{i}: 'reply' must be a string")
+            levels = raw.get("levels", {})
+            for name in HEAD_NAMES:
+                if levels.get(name, 0) not in classes_of(name):
+                    raise CorpusFormatError(
+                        f"{path}:{i}: levels.{name} must be one of {classes_of(name)}"
+                    )
+            out.append(
+                LabelledReply(
+                    tuple(ctx),
+                    raw["reply"],
+                    {n: int(levels.get(n, 0)) for n in HEAD_NAMES},
+                    str(raw.get("split", "train")),
+                    str(raw.get("family", "")),
+                )
+            )
+    if not out:
+        raise CorpusFormatError(f"{path}: no records")
+    return out
+
+
+def embed_records(
+    records: Sequence[LabelledReply], encoder: Encoder
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(user vectors, reply vectors)``, each ``(n, dim)``; every distinct text encoded once."""
+    texts = sorted({t for r in records for t in recent_user_texts(r.context)} | {
+        r.reply for r in records
+    })  # fmt: skip
+    rows = encoder.encode(texts)
+    index = {t: i for i, t in enumerate(texts)}
+    U = np.stack([user_vector(rows[[index[t] for t in recent_user_texts(r.context)]])
+                  if recent_user_texts(r.context) else np.zeros(rows.shape[1], np.float32)
+                  for r in records])  # fmt: skip
+    R = rows[[index[r.reply] for r in records]]
+    return U, R
+
+
+def data_digest(records: Sequence[LabelledReply]) -> str:
+    h = hashlib.sha256()
+    for r in records:
+        h.update(json.dumps([r.context, r.reply, r.levels, r.split], sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def train_heads(
+    records: Sequence[LabelledReply],
+    encoder: Encoder,
+    l2: float = DEFAULT_L2,
+    tier: str = "",
+) -> Heads:
+    """Fit the six heads on ``split == "train"`` rows, calibrate thresholds on ``val``."""
+    U, R = embed_records(records, encoder)
+    X = pair_features(U, R).astype(np.float64)
+    splits = np.array([r.split for r in records])
+    train = splits == "train"
+    if not train.any():
+        raise CorpusFormatError("no rows with split 'train'")
+    val = splits == "val" if (splits == "val").any() else train
+    mean = X[train].mean(axis=0)
+    scale = X[train].std(axis=0) + 1e-6
+    Z = (X - mean) / scale
+    heads = {}
+    report: dict[str, dict[str, float]] = {}
+    for name in HEAD_NAMES:
+        y = np.array([r.levels[name] for r in records])
+        head = fit_head(name, Z[train], y[train], l2=l2)
+        head.thresholds = calibrate(head, Z[val], y[val])
+        heads[name] = head
+        pred = head.level(head.expected(head.proba(Z[val])))
+        report[name] = {
+            "val_accuracy": round(float((pred == y[val]).mean()), 4),
+            "val_macro_f1": round(macro_f1(np.abs(y[val]), np.abs(pred)), 4),
+        }
+    meta = {
+        "encoder_id": encoder.id,
+        "encoder_sha256": encoder.sha256,
+        "encoder_tier": tier,
+        "features": "[r, u*r, |u-r|, cos(u,r)]",
+        "l2": l2,
+        "n_train": int(train.sum()),
+        "n_val": int((splits == "val").sum()),
+        "data_sha256": data_digest(records),
+        "validation": report,
+    }
+    return Heads(heads, mean, scale, meta)
