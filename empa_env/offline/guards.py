@@ -40,12 +40,15 @@ AXES: tuple[Axis, ...] = ("C", "A", "P")
 # --- thresholds (calibrated on the project's own text; see tests/judge/test_guards.py) ---------
 #: A sentence of at least FLUENCY_MIN_WORDS words whose mean log2 gain of word order per token
 #: is below this is incoherent (about the 2nd percentile of held-out sentences of the corpus).
-FLUENCY_THRESHOLD = -0.25
+FLUENCY_THRESHOLD = -1.0
 FLUENCY_MIN_WORDS = 4
 #: ... or that has this many content words in a row (no function word, no punctuation).
 CONTENT_RUN = 5
 #: Share of the reply's words in incoherent sentences that makes the whole reply word salad.
 SALAD_SHARE = 0.4
+#: A reply whose word-weighted mean fluency is below this is word salad as a whole (the 1st
+#: percentile of the scripted references' replies is about -0.35; shuffled replies' median -0.6).
+REPLY_FLUENCY_THRESHOLD = -0.45
 #: Word counts: a wall of text (caps every axis at 1) and a reply that is only length (void).
 LONG_WORDS = 120
 VERY_LONG_WORDS = 250
@@ -53,8 +56,8 @@ VERY_LONG_WORDS = 250
 MIN_WORDS = 3
 #: Stock phrases: this many in one reply is stuffing; or this many at this density.
 STUFFED = 5
-DENSE_STUFFED = 3
-WORDS_PER_STOCK = 7
+DENSE_STUFFED = 4
+WORDS_PER_STOCK = 6
 STUFFED_MOVES = 4
 #: Share of the reply's (pronoun-normalised) word trigrams copied from the user's recent words.
 PARROT_SHARE = 0.5
@@ -92,6 +95,12 @@ TOKEN_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*|\d+")
 SENTENCE_RE = re.compile(r"[^.!?\n]+(?:[.!?]+[\"')\]]*|$)|[.!?]+")
 FLUENCY_TOKEN_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*|\d+|[,;:()\-\u2013\u2014]")
 PLACEHOLDER_RE = re.compile(r"\{(\w+)\}")
+#: A clause that ends on a word that cannot end one ("a sense of being.", "you are ;").
+DANGLING_RE = re.compile(
+    r"\b(?:the|a|an|my|your|their|our|very|being|of|and|or|but)"
+    r"\s*(?:[.;!]|,\s*(?:and|but)\b|$)",
+    re.IGNORECASE,
+)
 
 
 # ================================================================================================
@@ -575,14 +584,16 @@ class ReplyGuards:
             return frozenset()
         return frozenset(tuple(skel[i : i + 3]) for i in range(len(skel) - 2))
 
-    def _sentence_fluent(self, text: str) -> tuple[bool, str]:
+    def _sentence_fluent(self, text: str) -> tuple[bool, str, float]:
         model = fluency_model()
         mean, run = model.score(text)
         if run >= CONTENT_RUN:
-            return False, f"{run} content words in a row"
+            return False, f"{run} content words in a row", mean
         if len(tokens(text)) >= FLUENCY_MIN_WORDS and mean < FLUENCY_THRESHOLD:
-            return False, f"word order unlike English (fluency {mean:.2f} < {FLUENCY_THRESHOLD})"
-        return True, f"fluency {mean:.2f}"
+            return False, f"word order unlike English (fluency {mean:.2f})", mean
+        if DANGLING_RE.search(normalise(text)) and not text.rstrip().endswith("?"):
+            return False, "a sentence that breaks off (a word is missing)", mean
+        return True, f"fluency {mean:.2f}", mean
 
     # --- checks ---------------------------------------------------------------------------------
     def _language(self, reply: str, facts: _ReplyFacts, language: str, v: _Verdict) -> None:
@@ -704,13 +715,25 @@ class ReplyGuards:
     def _fluency(self, facts: _ReplyFacts, v: _Verdict) -> None:
         bad_words = 0
         bad: list[tuple[str, str]] = []
+        weighted = 0.0
+        counted = 0
         for s in facts.sentences:
             if not s.words:
                 continue
-            ok, why = self._fluent(s.text)
+            ok, why, mean = self._fluent(s.text)
+            weighted += mean * len(s.words)
+            counted += len(s.words)
             if not ok:
                 bad_words += len(s.words)
                 bad.append((s.text, why))
+        overall = weighted / counted if counted else 0.0
+        if overall < REPLY_FLUENCY_THRESHOLD and counted >= FLUENCY_MIN_WORDS:
+            quote = facts.sentences[0].text
+            why = f"word order unlike English (reply fluency {overall:.2f})"
+            v.penalise("C", -1, quote, f"incoherent: {why}; nothing can be understood")
+            v.penalise("A", -1, quote, "perfunctory: word salad, not a response")
+            v.make_void(f"incoherent text (reply fluency {overall:.2f})")
+            return
         if not bad:
             return
         share = bad_words / max(1, len(facts.words))
@@ -835,13 +858,18 @@ class ReplyGuards:
             return
         d = self.data
         said_words = [w for t in users for w in tokens(t)]
-        said = {_stem(w.removesuffix("'s")) for w in said_words}
+        focus = users[:1] + users[-4:]
+        said = {_stem(w.removesuffix("'s")) for t in focus for w in tokens(t)}
         content = {
             _stem(w.removesuffix("'s"))
             for w in facts.words
             if len(w) > 3 and w not in d.function_words and w not in d.generic_words
         }
         if not content & said:
+            if len(facts.words) >= 6:
+                v.penalise(
+                    "C", -1, facts.sentences[0].text, "misses the point: nothing of what they said"
+                )
             v.cap("C", 0, "nothing in the reply touches what this user said")
             v.cap("P", 0, "nothing in the reply touches what this user said")
             v.cap("A", 1, "generic: nothing in the reply touches what this user said")
