@@ -23,10 +23,7 @@ CEILING = 30.0
 #: What still gets through with the rule-based lexicon as the inner judge: well-formed replies
 #: whose fault is meaning (someone else's story, deleted feelings, fishing for emotions, the same
 #: validation move in new words). The semantic judge must close them: the integrator empties this.
-KNOWN_GAPS = {
-    "noun_salad", "other_conversation", "attuned_no_feelings", "validation_loop",
-    "emotion_fishing",
-}  # fmt: skip
+KNOWN_GAPS = {"noun_salad", "attuned_no_feelings", "validation_loop", "emotion_fishing"}
 
 
 def suite_scores(policy, judge) -> list[float]:  # noqa: ANN001
@@ -148,6 +145,10 @@ def episode_return(env: EMPAEnv, plan: np.ndarray, seed: int) -> float:
 
 @pytest.fixture(scope="module")
 def cem(judge_under_test) -> dict:
+    return run_cem(judge_under_test)
+
+
+def run_cem(judge_under_test) -> dict:  # noqa: ANN001
     """Cross-entropy method over per-slot fragment distributions: 10 iterations x 32 plans
     (320 episodes of at most 12 turns on EMPA-v0), elite 20%, smoothing 0.7."""
     rng = np.random.default_rng(0)
