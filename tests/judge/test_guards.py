@@ -305,6 +305,7 @@ def test_guarded_judger_applies_the_verdict_with_verbatim_evidence():
 
 
 def test_guards_are_fast(guards):
+    """Well under a millisecond per new reply (median of five batches, after a warm-up)."""
     replies = [
         GOOD,
         "It sounds like switchboard and between left you weighed down.",
@@ -312,11 +313,14 @@ def test_guards_are_fast(guards):
         "What happened with Kyle? How did Diane tell you?",
     ]
     history = HISTORY * 6
-    n = 0
-    start = time.perf_counter()
-    for i in range(400):
-        for r in replies:
-            guards.inspect(f"{r} ({i})", history, "en")
-            n += 1
-    per_reply = (time.perf_counter() - start) / n
+    for r in replies:
+        guards.inspect(r, history, "en")
+    batches = []
+    for b in range(5):
+        start = time.perf_counter()
+        for i in range(100):
+            for r in replies:
+                guards.inspect(f"{r} ({b}.{i})", history, "en")
+        batches.append((time.perf_counter() - start) / (100 * len(replies)))
+    per_reply = sorted(batches)[2]
     assert per_reply < 1e-3, f"{per_reply * 1e3:.2f} ms per reply"
