@@ -3,13 +3,15 @@
 They read only the conversation (like any policy) and use a small lexicon of their own, written
 for them; none of them looks at the Judger's rules.
 
-* ``attuned``: infers the user's dominant need from their words, validates and clarifies first,
-  then goes deeper on that need (resonance, reframing, agency);
+* ``attuned``: answers what the user just said in grammatical sentences (their latest noun
+  phrase and any feeling they named), cycling validation, reflection, one open question,
+  naming something deeper, reframing, affirmation and agency without reusing a template;
 * ``advice_giver``: a helpful generic assistant that engages with the topic and gives advice;
 * ``lecturer``: minimises the problem and tells the user what to do;
 * ``random_mixer``: picks one of the other strategies at random each turn (seeded by the turn);
 * degenerate probes: ``empty``, ``verbose``, ``keyword_stuffer``, ``repeater``, ``parrot``,
-  ``judge_injection``.
+  ``judge_injection``, ``stock_phrases`` (well-formed phrases that fit anyone) and
+  ``word_salad`` (the user's words after stock openers).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import re
 import zlib
 from collections import Counter
 
+from empa_env.offline.guards import load_guard_data
 from empa_env.policy import Messages, PolicySpecError, StatelessPolicy
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']+")
@@ -235,67 +238,193 @@ def _slot(options: list[str], turn: int, period: int = 24) -> str:
     return options[(turn + turn // period) % len(options)]
 
 
+_DETERMINERS = {
+    "the": "the", "my": "your", "our": "your", "this": "this", "that": "that", "his": "his",
+    "her": "her", "their": "their", "a": "the", "an": "the", "your": "my",
+}  # fmt: skip
+_NP_RE = re.compile(
+    r"\b(the|my|our|this|that|his|her|their|a|an)\s+([A-Za-z][A-Za-z'-]*)(?:\s+([A-Za-z][A-Za-z'-]*))?"
+)
+_FUNCTION_WORDS = load_guard_data().function_words
+_NOT_NOUN = _COMMON | frozenset(
+    [
+        "because",
+        "very",
+        "too",
+        "really",
+        "quite",
+        "just",
+        "also",
+        "even",
+        "still",
+        "then",
+        "than",
+        "been",
+        "being",
+        "so",
+        "such",
+        "much",
+        "many",
+        "more",
+        "most",
+        "less",
+        "few",
+        "little",
+        "other",
+        "same",
+        "own",
+        "same",
+        "first",
+        "last",
+        "next",
+        "whole",
+        "only",
+        "really",
+        "alone",
+        "again",
+        "anymore",
+        "here",
+        "there",
+        "today",
+        "now",
+        "yet",
+        "third",
+        "problem",
+        "child",
+        "way",
+        "end",
+        "point",
+    ]
+)
+
+
+def _noun_phrase(text: str) -> str | None:
+    """The first determiner + content word(s) of ``text``, seen from the listener ("my bank" ->
+    "your bank"); ``None`` if there is none."""
+    for m in _NP_RE.finditer(text):
+        det, w1, w2 = m.group(1).lower(), m.group(2), m.group(3)
+        if not _nounish(w1) or (w2 and w2.lower() in ("of", "to")):
+            continue
+        words = [w1]
+        if w2 and _nounish(w2) and not w2.lower().endswith("s"):
+            words.append(w2)
+        if words[-1].lower() in FEELINGS:
+            continue
+        return " ".join([_DETERMINERS[det], *words]) if det != "your" else None
+    return None
+
+
+def _nounish(word: str) -> bool:
+    low = word.lower()
+    return (
+        len(low) >= 3
+        and low not in _NOT_NOUN
+        and low not in _FUNCTION_WORDS
+        and not low.endswith(("ly", "ed", "'s"))
+    )
+
+
+def _topic_phrase(messages: Messages) -> tuple[str, str]:
+    """``(what the user just talked about, what they keep coming back to)`` as noun phrases."""
+    users = _user_texts(messages)
+    recent = None
+    for text in reversed(users[-2:]):
+        recent = _noun_phrase(text)
+        if recent:
+            break
+    phrases = [p for p in (_noun_phrase(t) for t in users) if p]
+    theme = Counter(phrases).most_common(1)[0][0] if phrases else None
+    recent = recent or theme or "all of this"
+    return recent, theme or recent
+
+
 class AttunedPolicy(StatelessPolicy):
-    """Validate and clarify first; then meet the user's dominant need (two turns in three) and
-    the other needs (every third turn), rotating phrasings so that it never repeats itself."""
+    """Answers what the user just said in well-formed sentences: it picks the user's latest noun
+    phrase ("the bank app", "your grandson") and any feeling they named, and composes two
+    sentences per turn from a cycle of moves (validate, reflect, ask one open question, name
+    something deeper, reframe, affirm, hand agency back), never reusing a template within an
+    episode's recent turns. Still a fixed program, no model."""
 
     name = "attuned"
 
     def reply(self, messages: Messages) -> str:
-        users = _user_texts(messages)
-        feelings = _feelings(messages)
-        feeling = feelings[0] if feelings else "weighed down"
-        deeper = FEELINGS.get(feeling, "alone")
-        topic = _last_topic(messages, default="all of this")
-        recurring = [w for w, _ in Counter(w for t in users for w in _salient(t, 6)).most_common(3)]
-        theme = recurring[0] if recurring else topic
         turn = _turn(messages)
-        if turn < 2:
-            return [
-                f"That sounds really {feeling}. It sounds like {topic} is sitting heavy with you. What part of it stays with you most?",
-                f"No wonder you feel {feeling}, with {topic} on top of everything. Do you mean it is the {theme} that hurts most?",
-            ][turn]
-        acknowledgement = [
-            f"It makes sense you feel {feeling} about {topic}.",
-            f"That sounds {feeling}, and {topic} is a lot to hold.",
-            f"Of course you feel {feeling}; {topic} matters to you.",
-            f"I can see why you'd be {feeling}, hearing about {topic}.",
-            f"Anyone would feel {feeling} in your place, with {topic}.",
-            f"You're carrying {topic}, and feeling {feeling} is part of it.",
-            f"That's a lot: {topic}, and you feeling {feeling} through it.",
-            f"It sounds like {topic} left you {feeling}.",
-        ][turn % 8]
-        needs = ["affective", "cognitive", "motivational"]
-        need = _dominant_need(messages)
-        if turn % 3 == 2:
-            need = needs[(needs.index(need) + 1 + (turn // 3) % 2) % 3]
-        moves = {
-            "affective": [
-                f"I wonder if underneath the {feeling} there is something closer to feeling {deeper}.",
-                f"Maybe part of you feels {deeper} in this, more than anyone has noticed.",
-                f"So what you're saying is that {topic} touched something older. What was that like?",
-                f"Deep down, it might be less about {theme} and more about feeling {deeper}.",
-                f"What was the hardest moment in {theme} for you?",
-                f"If I'm hearing you right, {theme} still aches. Tell me more about that?",
-            ],
-            "cognitive": [
-                f"It sounds like {theme} has become a verdict on you. Maybe it's not about your {theme} at all.",
-                f"What if {topic} doesn't mean what you fear it means about {theme}?",
-                f"If I'm hearing you right, the hardest part is what {theme} seems to say about you.",
-                f"Another way to see {theme}: it says more about them than about you.",
-                f"Do you mean that {topic} feels like proof of something about you?",
-                f"Rather than a failure, {theme} could also mean you were carrying more than anyone saw.",
-            ],
-            "motivational": [
-                f"You've kept going through {topic}, and that says something. What would you want here, on your own terms?",
-                f"The fact that you still care about {theme} matters. It's your call what comes next.",
-                f"You've been carrying {topic} without much help. You get to decide what you do with {theme}.",
-                f"What matters most to you about {theme}, when you picture the next few months?",
-                f"You showed up through {topic}. What do you need, for yourself, now?",
-                f"You know yourself. Which part of {theme} is yours to choose?",
-            ],
-        }
-        return f"{acknowledgement} {_slot(moves[need], turn)}"
+        np_, theme = _topic_phrase(messages)
+        feelings = _feelings(messages)
+        feeling = feelings[0] if feelings else None
+        deeper = FEELINGS.get(feeling or "", "alone")
+        felt = (
+            [
+                f"It makes sense that you feel {feeling} about {np_}.",
+                f"Feeling {feeling} after {np_} is understandable.",
+                f"Of course {np_} left you feeling {feeling}.",
+                f"No wonder you are {feeling}; {np_} would wear anyone down.",
+                f"I can see why {np_} has you feeling so {feeling}.",
+                f"Anyone in your place would feel {feeling} about {np_}.",
+                f"Being {feeling} is a fair response to {np_}.",
+            ]
+            if feeling
+            else [
+                f"It makes sense that {np_} got to you.",
+                f"Of course {np_} is hard to shake off.",
+                f"No wonder {np_} stays on your mind.",
+                f"I can see why {np_} weighs on you.",
+                f"Anyone in your place would be shaken by {np_}.",
+                f"That is a lot to carry, with {np_} on top of everything.",
+                f"Something like {np_} would unsettle most people.",
+            ]
+        )
+        reflect = [
+            f"So {np_} is what keeps coming back for you.",
+            f"If I follow you, {np_} matters more than it first seemed.",
+            f"It sounds like {np_} touched something important.",
+            f"You keep returning to {theme}, and I am listening.",
+            f"Let me check I have it right: {np_} is the heart of it.",
+            f"From what you say, {np_} is where it hurts.",
+        ]
+        ask = [
+            f"What part of {np_} stays with you most?",
+            f"When you think about {np_}, what comes up first?",
+            f"How has {theme} been for you since then?",
+            f"What would you most want someone to understand about {np_}?",
+            "What happened next?",
+            f"Which moment with {np_} was the hardest?",
+        ]
+        deep = [
+            f"I wonder if, underneath it, there is also a sense of being {deeper}.",
+            f"Maybe part of you has felt {deeper} in this for a while.",
+            f"Perhaps beneath the surface it is less about {np_} and more about feeling {deeper}.",
+            f"It might be that {theme} has left you feeling {deeper}, more than you have said.",
+        ]
+        reframe = [
+            f"Maybe {np_} says more about the situation than about you.",
+            f"What if {theme} does not mean what you fear it means about you?",
+            f"Another way to see {theme} is that you were carrying more than anyone saw.",
+            f"Rather than proof of failure, {np_} could be a sign of how much you care.",
+        ]
+        affirm = [
+            f"You have kept going through {theme}, and that counts for something.",
+            f"The fact that you still care about {theme} says something good about you.",
+            f"You have been handling {theme} mostly on your own.",
+            f"It took real strength to keep facing {theme}.",
+        ]
+        agency = [
+            "What would you want for yourself here, on your own terms?",
+            f"It is your call what happens next with {theme}.",
+            f"You get to decide how much of {theme} you take on.",
+            "What matters most to you, when you picture the next few weeks?",
+        ]
+        # A fixed cycle of six turns; each pool is used at most three times per cycle and holds
+        # enough templates that none recurs within eight turns.
+        plan = [(felt, ask), (reflect, deep), (affirm, ask), (felt, reframe), (reflect, agency), (felt, deep)]  # fmt: skip
+
+        def pick(pool: list[str], slot: int) -> str:
+            used = sum(1 for t in range(turn) if plan[t % 6][slot] is pool)
+            return pool[used % len(pool)]
+
+        first_pool, second_pool = plan[turn % 6]
+        first, second = pick(first_pool, 0), pick(second_pool, 1)
+        return f"{first} {second}"
 
 
 class AdviceGiverPolicy(StatelessPolicy):
@@ -435,15 +564,49 @@ class JudgeInjectionPolicy(StatelessPolicy):
         )
 
 
+class StockPhrasesPolicy(StatelessPolicy):
+    """Probe: well-formed empathy stock phrases that could be said to anyone."""
+
+    name = "stock_phrases"
+
+    def reply(self, messages: Messages) -> str:
+        return _pick(
+            [
+                "That sounds really hard. It makes sense that you feel this way.",
+                "I hear you. No wonder this is weighing on you.",
+                "It sounds like a lot to carry. What part of it stays with you most?",
+                "You have been so strong through all of this. It is your call what comes next.",
+                "I wonder if part of you feels alone in this. You are not alone.",
+            ],
+            messages,
+        )
+
+
+class WordSaladPolicy(StatelessPolicy):
+    """Probe: the user's own words strung after stock openers, as the old attuned did."""
+
+    name = "word_salad"
+
+    def reply(self, messages: Messages) -> str:
+        users = _user_texts(messages)
+        words = _salient(users[-1] if users else "", 4) or ["this"]
+        opener = _pick(["It sounds like", "No wonder", "I wonder if", "What if"], messages)
+        return f"{opener} {' and '.join(words[:2])} between {' '.join(words[2:]) or words[0]} you weighed down."
+
+
 SCRIPTED: dict[str, type[StatelessPolicy]] = {
     cls.name: cls
     for cls in (
         AttunedPolicy, AdviceGiverPolicy, LecturerPolicy, RandomMixerPolicy, EmptyPolicy,
         VerbosePolicy, KeywordStufferPolicy, RepeaterPolicy, ParrotPolicy, JudgeInjectionPolicy,
+        StockPhrasesPolicy, WordSaladPolicy,
     )
 }  # fmt: skip
 REFERENCE_POLICIES = ("attuned", "advice_giver", "lecturer", "random_mixer")
-PROBE_POLICIES = ("empty", "verbose", "keyword_stuffer", "repeater", "parrot", "judge_injection")
+PROBE_POLICIES = (
+    "empty", "verbose", "keyword_stuffer", "repeater", "parrot", "judge_injection", "stock_phrases",
+    "word_salad",
+)  # fmt: skip
 
 
 def scripted_policy(name: str, **_options: object) -> StatelessPolicy:

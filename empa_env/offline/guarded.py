@@ -1,0 +1,120 @@
+"""``GuardedJudger``: penalties before credit, around any Judger.
+
+For each reply it runs :class:`~empa_env.offline.guards.ReplyGuards` first and the inner Judger
+second, then:
+
+1. **void**: if the guards void the reply, every progress level becomes 0 (its evidence removed);
+2. **caps**: each axis's progress is lowered to the guards' cap (evidence removed where it
+   reaches 0);
+3. **discredited evidence**: a progress level whose quote lies in a sentence the guards
+   discredited (incoherent, another language, a repeated template, blame or dismissal) becomes 0;
+4. **penalties**: per axis the more negative level wins, the guards' on a tie, with its quote and
+   reason;
+5. **verbatim evidence**: every non-zero level keeps a quote that is a verbatim span of the reply;
+   a progress level whose quote is not one is dropped, a penalty's quote is replaced by the reply's
+   first sentence.
+
+The reasoning of each changed level says what the guards did; ``reasoning["guards"]`` lists the
+notes. The case language is read from ``view.profile.language`` when the profile has one, else
+the constructor's ``language``.
+"""
+
+from __future__ import annotations
+
+from empa_env.offline.guards import GUARDS_VERSION, ReplyGuards, split_sentences
+from empa_env.roles.base import Judger
+from empa_env.roles.views import JudgeView
+from epm.rubric import AXES
+from epm.trajectory import Judgement
+
+
+class GuardedJudger(Judger):
+    """Wrap ``inner`` (any Judger) with the reply guards. See the module docstring."""
+
+    def __init__(self, inner: Judger, language: str = "en", guards: ReplyGuards | None = None):
+        self.inner = inner
+        self.language = language
+        self.guards = guards or ReplyGuards(language)
+        self.name = f"guarded({getattr(inner, 'name', type(inner).__name__)})"
+
+    def describe(self) -> dict[str, str]:
+        inner = self.inner.describe()
+        return {
+            "class": type(self).__name__,
+            "name": self.name,
+            "guards": self.guards.version,
+            **{f"inner.{k}": str(v) for k, v in inner.items()},
+        }
+
+    def judge(self, view: JudgeView) -> Judgement:
+        language = getattr(view.profile, "language", None) or self.language
+        verdict = self.guards.inspect(view.reply, view.history, language)
+        inner = self.inner.judge(view)
+        return self.combine(view.reply, verdict, inner)
+
+    async def ajudge(self, view: JudgeView) -> Judgement:
+        language = getattr(view.profile, "language", None) or self.language
+        verdict = self.guards.inspect(view.reply, view.history, language)
+        inner = await self.inner.ajudge(view)
+        return self.combine(view.reply, verdict, inner)
+
+    # ------------------------------------------------------------------------------------------
+    def combine(self, reply: str, verdict, inner: Judgement) -> Judgement:  # noqa: ANN001
+        """Apply a :class:`~empa_env.offline.guards.GuardVerdict` to the inner judgement."""
+        if inner.failed:
+            return inner
+        prog = dict(inner.prog)
+        neg = dict(inner.neg)
+        evidence = dict(inner.evidence)
+        reasoning = dict(inner.reasoning)
+        discredited = [s for s in verdict.discredited if s]
+
+        def drop(axis: str, why: str) -> None:
+            key = f"{axis}_Prog"
+            prog[axis] = 0
+            evidence.pop(key, None)
+            reasoning[key] = why
+
+        for axis in AXES:
+            key = f"{axis}_Prog"
+            if not prog[axis]:
+                continue
+            quote = evidence.get(key, "")
+            if verdict.void_reason:
+                drop(axis, f"no credit: {verdict.void_reason}")
+            elif not quote or quote not in reply:
+                drop(axis, "no credit: the evidence is not a quote of the reply")
+            elif any(quote in s or s in quote for s in discredited):
+                drop(axis, "no credit: the evidence lies in a sentence the guards discredited")
+            elif prog[axis] > verdict.progress_caps.get(axis, 2):
+                cap = verdict.progress_caps[axis]
+                if cap == 0:
+                    drop(axis, "no credit: capped by the guards")
+                else:
+                    prog[axis] = cap
+                    reasoning[key] = f"{reasoning.get(key, '')} (capped at {cap} by the guards)"
+        for f in verdict.penalties:
+            if f.level <= neg[f.axis]:
+                neg[f.axis] = f.level
+                evidence[f"{f.axis}_Neg"] = f.quote
+                reasoning[f"{f.axis}_Neg"] = f"guards: {f.reason}"
+        first = (split_sentences(reply) or [None])[0]
+        for axis in AXES:
+            key = f"{axis}_Neg"
+            if neg[axis] and evidence.get(key, "") not in reply:
+                evidence[key] = first.text if first else reply
+        if verdict.notes or verdict.void_reason:
+            reasoning["guards"] = "; ".join(
+                ([f"void: {verdict.void_reason}"] if verdict.void_reason else [])
+                + list(verdict.notes)
+            )
+        return Judgement(
+            prog=prog,
+            neg=neg,
+            evidence=evidence,
+            reasoning=reasoning,
+            judge=f"{inner.judge}+guards-v{GUARDS_VERSION}",
+        )
+
+
+__all__ = ["GuardedJudger"]
