@@ -33,7 +33,6 @@ import torch
 from transformers import Trainer, TrainingArguments
 from trl.trainer.utils import RepeatSampler, selective_log_softmax
 
-import baselines.training  # noqa: F401  (offline environment variables)
 from baselines.advantages import ESTIMATORS, AdvantageConfig, Estimator
 from baselines.training.rollout import GenerationSettings, RolloutBatch, play_episodes
 

@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import baselines.training  # noqa: F401  (sets the offline environment variables)
-
 SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|pad|>")
 
 #: Help text of the ``model`` option of the training configurations.
