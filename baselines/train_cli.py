@@ -1,29 +1,63 @@
 """``empa train sft|rm|mica``: the trainers from the command line.
 
-Every subcommand takes ``--config FILE`` (YAML or JSON mapping of the same option names, with
-dashes or underscores) and flags that override it. Models are ``tiny`` (built offline) or a local
-checkpoint directory; nothing is downloaded.
+Each subcommand's flags are generated from its configuration dataclasses
+(:class:`baselines.dataclass_cli.DataclassParser`, the ``HfArgumentParser`` pattern):
+
+* ``sft``: :class:`~baselines.training.sft.SFTRunConfig` (with its
+  :class:`~baselines.training.data.SFTFilter`) and :class:`SFTCommandOptions`;
+* ``rm``: :class:`~baselines.training.rm.RMRunConfig` and :class:`RMCommandOptions`;
+* ``mica``: :class:`~baselines.training.mica.MICAConfig` (every ``TrainingArguments`` field too;
+  ``--batch-size`` and ``--epochs`` are short for ``--per-device-train-batch-size`` and
+  ``--num-train-epochs``; CPU by default, ``--use-cpu false`` allows an accelerator) and
+  :class:`MICACommandOptions`.
+
+Every subcommand takes ``--config FILE`` (a YAML or JSON mapping of the same option names, with
+dashes or underscores); a flag given on the command line wins over the file. ``empa train
+SUBCOMMAND --help`` lists every option with its help and default. Models are ``tiny`` (built
+offline) or a local checkpoint directory; nothing is downloaded (the Hugging Face libraries are
+kept offline for the process).
 
     empa train sft  --trajectories runs.jsonl --success-only --output-dir runs/sft
     empa train rm   --pairs pairs.jsonl --output-dir runs/rm
     empa train rm   --humanlike-corpus dialogues.jsonl --machine-utterances machine.txt
-    empa train mica --model tiny --env-kwargs '{"max_turns": 6}' --estimator mica --max-steps 20
+    empa train mica --model tiny --estimator mica --max-steps 20 \\
+        --env-kwargs '{"max_turns": 6, "epm_overrides": {"min_turns": 3}}'
 
-Registered as an ``empa.commands`` entry point (``train = "baselines.train_cli:register"``).
+(an episode cannot be shorter than ``min_turns``, 12 in the official preset, so a shorter
+``max_turns`` needs a smaller ``min_turns`` too.)
+
+Registered as an ``empa.commands`` entry point (``train = "baselines.train_cli:register"``). The
+subcommands' parsers are built when one runs, so ``empa`` starts without importing the training
+libraries.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import random
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
+from baselines.dataclass_cli import DataclassParser
+from baselines.training import use_offline_hub
 
-from baselines.advantages import ESTIMATORS
+#: What ``empa train`` needs beyond the base install (the ``train`` extra).
+TRAIN_PACKAGES = ("torch", "transformers", "trl")
+#: The one line printed when they are missing.
+INSTALL_HINT = (
+    "empa train needs the 'train' extra (torch, transformers, trl): "
+    "pip install torch==2.13.0 && pip install 'empa-gym[train]'"
+)
+
+
+def missing_train_packages() -> list[str]:
+    """The packages of the ``train`` extra that cannot be imported here."""
+    return [name for name in TRAIN_PACKAGES if importlib.util.find_spec(name) is None]
 
 
 def _read_jsonl(path: str | Path) -> list[dict[str, Any]]:
@@ -36,72 +70,121 @@ def _read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
-def _load_config(path: str | None) -> dict[str, Any]:
-    if not path:
-        return {}
-    text = Path(path).read_text(encoding="utf-8")
-    data = yaml.safe_load(text) if path.endswith((".yaml", ".yml")) else json.loads(text)
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: the config must be a mapping")
-    return {k.replace("-", "_"): v for k, v in data.items()}
+# --- the commands' own options ---------------------------------------------------------------
+@dataclass
+class SFTCommandOptions:
+    """What ``empa train sft`` reads and writes besides the training configuration."""
+
+    trajectories: str = field(
+        metadata={"help": "JSONL file of epm.Trajectory records, one per line"}
+    )
+    no_save: bool = field(default=False, metadata={"help": "do not write the trained model"})
 
 
-def _merge(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, Any]:
-    """Config file values, overridden by the flags the user actually gave."""
-    merged = {k: v for k, v in vars(args).items() if k not in {"func", "command", "train_command"}}
-    file_values = _load_config(getattr(args, "config", None))
-    for key, value in file_values.items():
-        if key not in merged:
-            raise ValueError(f"unknown option {key!r} in {args.config}")
-        if merged[key] == parser.get_default(key):
-            merged[key] = value
-    return merged
+@dataclass
+class RMCommandOptions:
+    """Where ``empa train rm`` takes its preference pairs (exactly one of two sources)."""
+
+    pairs: str | None = field(
+        default=None,
+        metadata={"help": "JSONL rows with prompt/chosen/rejected (optional margin)"},
+    )
+    humanlike_corpus: str | None = field(
+        default=None,
+        metadata={"help": "JSONL of {'messages': [...]} human-written dialogues"},
+    )
+    machine_utterances: str | None = field(
+        default=None,
+        metadata={"help": "text file, one machine-written reply per line (humanlike pairs)"},
+    )
+    constructions: str = field(
+        default="context_free,context_based,shuffled_context",
+        metadata={"help": "comma-separated humanlike pair constructions to use"},
+    )
+    no_save: bool = field(default=False, metadata={"help": "do not write the trained model"})
 
 
-def _common(p: argparse.ArgumentParser, output_dir: str, lr: float) -> None:
-    p.add_argument("--config", help="YAML/JSON file with any of these options")
-    p.add_argument("--model", default="tiny", help="'tiny' or a local checkpoint directory")
-    p.add_argument("--output-dir", default=output_dir)
-    p.add_argument("--epochs", type=float, default=1.0)
-    p.add_argument("--max-steps", type=int, default=-1)
-    p.add_argument("--learning-rate", type=float, default=lr)
-    p.add_argument("--batch-size", type=int, default=4)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--no-save", action="store_true", help="do not write the trained model")
+@dataclass
+class MICACommandOptions:
+    """The policy ``empa train mica`` starts from, and what it plays and writes."""
+
+    model: str = field(
+        default="tiny", metadata={"help": "'tiny' (built offline) or a local checkpoint directory"}
+    )
+    num_cases: int | None = field(
+        default=None, metadata={"help": "train on the first N cases of the pool only"}
+    )
+    no_save: bool = field(default=False, metadata={"help": "do not write the trained model"})
 
 
-# --- sft -------------------------------------------------------------------------------------
-def _run_sft(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from baselines.training.data import SFTFilter
-    from baselines.training.sft import SFTRunConfig, train_sft
+# --- parsers -----------------------------------------------------------------------------------
+def sft_parser(prog: str = "empa train sft") -> DataclassParser:
+    """The generated parser of ``empa train sft``."""
+    from baselines.training.sft import SFTRunConfig
+
+    return DataclassParser(
+        SFTRunConfig, SFTCommandOptions, prog=prog, description=COMMANDS["sft"].help
+    )
+
+
+def rm_parser(prog: str = "empa train rm") -> DataclassParser:
+    """The generated parser of ``empa train rm``."""
+    from baselines.training.rm import RMRunConfig
+
+    return DataclassParser(
+        RMRunConfig, RMCommandOptions, prog=prog, description=COMMANDS["rm"].help
+    )
+
+
+#: ``empa train mica``'s defaults where they differ from ``MICAConfig``'s (the same as the other
+#: subcommands'): the CPU unless told otherwise, one epoch of 4 cases per step, seed 0, runs/.
+MICA_DEFAULTS: dict[str, Any] = {
+    "output_dir": "runs/mica",
+    "use_cpu": True,
+    "per_device_train_batch_size": 4,
+    "num_train_epochs": 1.0,
+    "seed": 0,
+}
+MICA_ALIASES: dict[str, list[str]] = {
+    "per_device_train_batch_size": ["--batch-size"],
+    "num_train_epochs": ["--epochs"],
+}
+
+
+def mica_parser(prog: str = "empa train mica") -> DataclassParser:
+    """The generated parser of ``empa train mica`` (imports the MICA trainer: needs torch)."""
+    from baselines.training.mica import MICAConfig
+
+    return DataclassParser(
+        MICAConfig, MICACommandOptions, prog=prog, description=COMMANDS["mica"].help,
+        defaults=MICA_DEFAULTS, aliases=MICA_ALIASES,
+    )  # fmt: skip
+
+
+# --- runs --------------------------------------------------------------------------------------
+def _print_json(data: dict[str, Any]) -> None:
+    print(json.dumps(data))
+
+
+def run_sft(parser: DataclassParser, argv: Sequence[str]) -> int:
+    """``empa train sft``: filter trajectories, fine-tune, save; prints a JSON summary."""
+    from baselines.training.sft import train_sft
     from epm.trajectory import Trajectory
 
-    o = _merge(args, parser)
-    if not o["trajectories"]:
-        parser.error("--trajectories is required (JSONL, one epm.Trajectory per line)")
-    trajectories = [Trajectory.from_dict(r) for r in _read_jsonl(o["trajectories"])]
-    cfg = SFTRunConfig(
-        model=o["model"], output_dir=o["output_dir"], epochs=o["epochs"],
-        learning_rate=o["learning_rate"], batch_size=o["batch_size"], max_steps=o["max_steps"],
-        seed=o["seed"], system_prompt=o["system_prompt"],
-        filter=SFTFilter(o["success_only"], o["best_of_n"], o["min_epm_index"], o["preset"]),
-        trainer_kwargs={"max_length": o["max_length"]},
-    )  # fmt: skip
-    trainer = train_sft(trajectories, cfg, save=not o["no_save"])
-    print(
-        json.dumps(
-            {
-                "train_loss": trainer.state.log_history[-1].get("train_loss"),
-                "examples": len(trainer.train_dataset),
-                "output_dir": cfg.output_dir,
-            }
-        )
+    cfg, opts = parser.parse(argv)
+    trajectories = [Trajectory.from_dict(r) for r in _read_jsonl(opts.trajectories)]
+    trainer = train_sft(trajectories, cfg, save=not opts.no_save)
+    _print_json(
+        {
+            "train_loss": trainer.state.log_history[-1].get("train_loss"),
+            "examples": len(trainer.train_dataset),
+            "output_dir": cfg.output_dir,
+        }
     )
     return 0
 
 
-# --- rm --------------------------------------------------------------------------------------
-def _humanlike_rows(o: dict[str, Any]) -> list[dict[str, Any]]:
+def _humanlike_rows(opts: RMCommandOptions, seed: int) -> list[dict[str, Any]]:
     from baselines.training.data import (
         context_based_samples,
         context_free_samples,
@@ -109,17 +192,18 @@ def _humanlike_rows(o: dict[str, Any]) -> list[dict[str, Any]]:
         shuffled_context_samples,
     )
 
-    dialogues = [r["messages"] for r in _read_jsonl(o["humanlike_corpus"])]
+    assert opts.humanlike_corpus is not None
+    dialogues = [r["messages"] for r in _read_jsonl(opts.humanlike_corpus)]
     machine: list[str] = []
-    if o["machine_utterances"]:
+    if opts.machine_utterances:
         machine = [
             line.strip()
-            for line in Path(o["machine_utterances"]).read_text(encoding="utf-8").splitlines()
+            for line in Path(opts.machine_utterances).read_text(encoding="utf-8").splitlines()
             if line.strip()
         ]
-    rng = random.Random(o["seed"])
+    rng = random.Random(seed)
     samples = []
-    wanted = set(o["constructions"].split(","))
+    wanted = set(opts.constructions.split(","))
     if "context_free" in wanted:
         if not machine:
             raise SystemExit("context_free needs --machine-utterances")
@@ -136,122 +220,119 @@ def _humanlike_rows(o: dict[str, Any]) -> list[dict[str, Any]]:
     return humanlike_pairs(samples, rng)
 
 
-def _run_rm(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    from baselines.training.rm import RMRunConfig, train_reward_model
+def run_rm(parser: DataclassParser, argv: Sequence[str]) -> int:
+    """``empa train rm``: a Bradley-Terry reward model on pairs; prints a JSON summary."""
+    from baselines.training.rm import train_reward_model
 
-    o = _merge(args, parser)
-    if bool(o["pairs"]) == bool(o["humanlike_corpus"]):
-        parser.error("give exactly one of --pairs and --humanlike-corpus")
-    rows = _read_jsonl(o["pairs"]) if o["pairs"] else _humanlike_rows(o)
-    cfg = RMRunConfig(
-        model=o["model"], output_dir=o["output_dir"], epochs=o["epochs"],
-        learning_rate=o["learning_rate"], batch_size=o["batch_size"], max_steps=o["max_steps"],
-        seed=o["seed"], trainer_kwargs={"max_length": o["max_length"]},
-    )  # fmt: skip
-    trainer = train_reward_model(rows, cfg, save=not o["no_save"])
-    print(
-        json.dumps(
-            {
-                "train_loss": trainer.state.log_history[-1].get("train_loss"),
-                "pairs": len(rows),
-                "output_dir": cfg.output_dir,
-            }
-        )
+    cfg, opts = parser.parse(argv)
+    if bool(opts.pairs) == bool(opts.humanlike_corpus):
+        parser.parser.error("give exactly one of --pairs and --humanlike-corpus")
+    rows = _read_jsonl(opts.pairs) if opts.pairs else _humanlike_rows(opts, cfg.seed)
+    trainer = train_reward_model(rows, cfg, save=not opts.no_save)
+    _print_json(
+        {
+            "train_loss": trainer.state.log_history[-1].get("train_loss"),
+            "pairs": len(rows),
+            "output_dir": cfg.output_dir,
+        }
     )
     return 0
 
 
-# --- mica ------------------------------------------------------------------------------------
-def _run_mica(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+def run_mica(parser: DataclassParser, argv: Sequence[str]) -> int:
+    """``empa train mica``: multi-turn RL in the environment; prints a JSON summary."""
     import gymnasium as gym
 
-    import empa_env  # noqa: F401
-    from baselines.training.mica import MICAConfig, MICATrainer, case_dataset, env_case_ids
+    import empa_env  # noqa: F401  (registers the environment ids)
+    from baselines.training.mica import MICATrainer, case_dataset, env_case_ids
     from baselines.training.tiny import load_or_build
 
-    o = _merge(args, parser)
-    env_kwargs = (
-        json.loads(o["env_kwargs"]) if isinstance(o["env_kwargs"], str) else o["env_kwargs"]
-    )
-    model, tokenizer = load_or_build(o["model"], "causal_lm", seed=o["seed"])
-    config = MICAConfig(
-        output_dir=o["output_dir"], num_train_epochs=o["epochs"], max_steps=o["max_steps"],
-        learning_rate=o["learning_rate"], per_device_train_batch_size=o["batch_size"],
-        seed=o["seed"], use_cpu=not o["gpu"], estimator=o["estimator"], alpha=o["alpha"],
-        gamma=o["gamma"], num_rollouts=o["num_rollouts"], env_id=o["env_id"],
-        env_kwargs=env_kwargs or None, max_new_tokens=o["max_new_tokens"],
-        max_prompt_length=o["max_prompt_length"], temperature=o["temperature"],
-        num_iterations=o["num_iterations"], epsilon=o["epsilon"],
-        save_strategy="steps" if o["save_steps"] else "no", save_steps=o["save_steps"] or 500,
-    )  # fmt: skip
-    probe = gym.make(o["env_id"], **(env_kwargs or {}))
-    cases = env_case_ids(probe)[: o["num_cases"]] if o["num_cases"] else env_case_ids(probe)
+    config, opts = parser.parse(argv)
+    try:
+        probe = gym.make(config.env_id, **(config.env_kwargs or {}))
+    except (TypeError, ValueError) as exc:
+        parser.parser.error(f"--env-id/--env-kwargs: {exc}")
+    cases = env_case_ids(probe)
     probe.close()
+    if opts.num_cases:
+        cases = cases[: opts.num_cases]
+    model, tokenizer = load_or_build(opts.model, "causal_lm", seed=config.seed)
     trainer = MICATrainer(model, config, case_dataset(cases), tokenizer)
     trainer.train()
     trainer.close()
-    if not o["no_save"]:
-        trainer.save_model(o["output_dir"])
-        tokenizer.save_pretrained(o["output_dir"])
+    if not opts.no_save:
+        trainer.save_model(config.output_dir)
+        tokenizer.save_pretrained(config.output_dir)
     logged = [h for h in trainer.state.log_history if "loss" in h]
     summary = {
         k: v for k, v in (logged[-1] if logged else {}).items() if isinstance(v, (int, float))
     }
-    print(
-        json.dumps({"steps": trainer.state.global_step, **summary, "output_dir": o["output_dir"]})
-    )
+    _print_json({"steps": trainer.state.global_step, **summary, "output_dir": config.output_dir})
     return 0
+
+
+@dataclass(frozen=True)
+class TrainCommand:
+    """One ``empa train`` subcommand: its help, its generated parser, and the run."""
+
+    help: str
+    parser: Callable[[], DataclassParser]
+    run: Callable[[DataclassParser, Sequence[str]], int]
+
+
+COMMANDS: dict[str, TrainCommand] = {
+    "sft": TrainCommand(
+        "supervised fine-tuning on trajectories (assistant tokens only)", sft_parser, run_sft
+    ),
+    "rm": TrainCommand("reward model on preference pairs (Bradley-Terry)", rm_parser, run_rm),
+    "mica": TrainCommand(
+        "multi-turn RL in the EMPA environment (MICA and baselines)", mica_parser, run_mica
+    ),
+}
+
+
+def run_command(name: str, argv: Sequence[str]) -> int:
+    """Run ``empa train NAME ARGV...``: a process start (Hugging Face kept offline), the
+    ``train`` extra checked (one line and exit code 2 when it is missing), then the
+    subcommand's generated parser and its run."""
+    use_offline_hub()
+    missing = missing_train_packages()
+    if missing:
+        print(f"{INSTALL_HINT} (missing: {', '.join(missing)})", file=sys.stderr)
+        return 2
+    command = COMMANDS[name]
+    return int(command.run(command.parser(), argv) or 0)
+
+
+class _PassThrough(argparse.ArgumentParser):
+    """A subcommand stub of the top-level ``empa`` parser that hands every argument on (its
+    real, generated parser is built only when it runs)."""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        namespace = namespace if namespace is not None else argparse.Namespace()
+        for key, value in self._defaults.items():
+            setattr(namespace, key, value)
+        namespace.train_argv = list(args if args is not None else sys.argv[1:])
+        return namespace, []
 
 
 def register(subparsers: Any) -> None:
     """Add ``train`` with its ``sft``, ``rm`` and ``mica`` subcommands to the ``empa`` CLI."""
-    train = subparsers.add_parser("train", help="train policies and reward models (TRL)")
-    sub = train.add_subparsers(dest="train_command", metavar="{sft,rm,mica}")
+    train = subparsers.add_parser(
+        "train",
+        help="train policies and reward models (TRL)",
+        description="Train policies and reward models. `empa train SUBCOMMAND --help` lists "
+        "the options of each.",
+    )
+    sub = train.add_subparsers(
+        dest="train_command", metavar="{sft,rm,mica}", parser_class=_PassThrough
+    )
     train.set_defaults(func=lambda _args: (train.print_help(), 2)[1])
-
-    sft = sub.add_parser(
-        "sft", help="supervised fine-tuning on trajectories (assistant tokens only)"
-    )
-    _common(sft, "runs/sft", 5e-4)
-    sft.add_argument("--trajectories", help="JSONL of epm.Trajectory records")
-    sft.add_argument("--success-only", action="store_true")
-    sft.add_argument("--best-of-n", type=int, default=None)
-    sft.add_argument("--min-epm-index", type=float, default=None)
-    sft.add_argument("--preset", default="official")
-    sft.add_argument("--system-prompt", default=None)
-    sft.add_argument("--max-length", type=int, default=1024)
-    sft.set_defaults(func=lambda a: _run_sft(a, sft))
-
-    rm = sub.add_parser("rm", help="reward model on preference pairs (Bradley-Terry)")
-    _common(rm, "runs/rm", 5e-4)
-    rm.add_argument("--pairs", help="JSONL rows with prompt/chosen/rejected (optional margin)")
-    rm.add_argument(
-        "--humanlike-corpus", help="JSONL of {'messages': [...]} human-written dialogues"
-    )
-    rm.add_argument("--machine-utterances", help="text file, one machine-written reply per line")
-    rm.add_argument("--constructions", default="context_free,context_based,shuffled_context")
-    rm.add_argument("--max-length", type=int, default=1024)
-    rm.set_defaults(func=lambda a: _run_rm(a, rm))
-
-    mica = sub.add_parser("mica", help="multi-turn RL in the EMPA environment (MICA and baselines)")
-    _common(mica, "runs/mica", 1e-6)
-    mica.add_argument("--estimator", default="mica", choices=sorted(ESTIMATORS))
-    mica.add_argument("--alpha", type=float, default=0.5)
-    mica.add_argument("--gamma", type=float, default=0.95)
-    mica.add_argument("--num-rollouts", type=int, default=4, help="K")
-    mica.add_argument("--env-id", default="EMPA-v0")
-    mica.add_argument("--env-kwargs", default=None, help="JSON for gymnasium.make")
-    mica.add_argument("--num-cases", type=int, default=None, help="use the first N cases only")
-    mica.add_argument("--max-new-tokens", type=int, default=48)
-    mica.add_argument("--max-prompt-length", type=int, default=512)
-    mica.add_argument("--temperature", type=float, default=1.0)
-    mica.add_argument("--num-iterations", type=int, default=1)
-    mica.add_argument("--epsilon", type=float, default=0.2)
-    mica.add_argument(
-        "--save-steps", type=int, default=0, help="checkpoint every N steps (0: never)"
-    )
-    mica.add_argument("--gpu", action="store_true", help="allow an accelerator")
-    mica.set_defaults(func=lambda a: _run_mica(a, mica))
+    for name, command in COMMANDS.items():
+        stub = sub.add_parser(name, help=command.help, add_help=False)
+        stub.set_defaults(func=lambda args, name=name: run_command(name, args.train_argv))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -264,6 +345,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    import sys
-
     raise SystemExit(main(sys.argv[1:]))

@@ -25,6 +25,7 @@ from empa_env.cases.suites import load_suite
 from empa_env.config import EnvConfig
 from empa_env.env import EMPAEnv
 from empa_env.policy import Policy, load_policy
+from empa_env.rollout import aplay_episode
 from epm.episode import evaluate
 from epm.nee import fcs
 
@@ -75,13 +76,10 @@ class RunSummary:
 
 
 async def play_episode(env: EMPAEnv, policy: Policy, case: Case, seed: int) -> dict[str, Any]:
-    """One whole episode through the async API; returns the final ``info``."""
-    _, info = await env.areset(seed=seed, options={"case": case})
-    while True:
-        reply = await policy.areply(env.messages)
-        _, _, terminated, truncated, info = await env.astep(reply)
-        if terminated or truncated:
-            return info
+    """One whole episode through the async API (:func:`empa_env.rollout.aplay_episode`);
+    returns the final ``info``."""
+    episode = await aplay_episode(env, policy, case=case, seed=seed)
+    return episode.info
 
 
 async def run_benchmark(

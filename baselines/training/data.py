@@ -44,10 +44,18 @@ class SFTFilter:
     Filters compose (threshold and success first, then best-of-N among what is left).
     """
 
-    success_only: bool = False
-    best_of_n: int | None = None
-    min_epm_index: float | None = None
-    preset: str = "official"
+    success_only: bool = field(
+        default=False, metadata={"help": "keep only episodes that ended in success"}
+    )
+    best_of_n: int | None = field(
+        default=None, metadata={"help": "keep the N best episodes per case by EPM-Index"}
+    )
+    min_epm_index: float | None = field(
+        default=None, metadata={"help": "drop episodes below this EPM-Index"}
+    )
+    preset: str = field(
+        default="official", metadata={"help": "EPM preset the success and EPM-Index refer to"}
+    )
 
 
 def trim_to_last_reply(messages: Sequence[Message]) -> Conversation:

@@ -30,6 +30,7 @@ import pandas as pd
 
 from baselines.advantages import AdvantageConfig
 from baselines.training.strategy import STRATEGIES, STRATEGY_NAMES, build_policy, features
+from empa_env.rollout import RolloutHooks, Step, play_lockstep
 
 METHODS: dict[str, str] = {
     "grpo": "GRPO",
@@ -81,52 +82,80 @@ def _make_env(env_id: str, kwargs: dict[str, Any]) -> Any:
     return gym.make(env_id, **kwargs)
 
 
-def play(
-    net: Any, envs: Sequence[Any], case_ids: Sequence[Any], k: int, rng: np.random.Generator,
-    seed: int, greedy: bool = False, max_turns: int = 45,
-) -> EpisodeBatch:  # fmt: skip
-    """Play ``len(case_ids) x k`` episodes in lockstep; one batched forward per turn."""
-    import torch
+class _StrategyTurns(RolloutHooks):
+    """The strategy network as ``reply_batch`` for :func:`play_lockstep`: one batched forward per
+    turn over the running episodes' features, a sampled (or greedy) strategy each, phrased with
+    the episode's own random generator; the hooks keep each episode's actions and features."""
 
-    n = len(case_ids) * k
-    actions: list[list[int]] = [[] for _ in range(n)]
-    feats: list[list[np.ndarray]] = [[] for _ in range(n)]
-    rewards: list[list[float]] = [[] for _ in range(n)]
-    phrasing = [random.Random(seed * 7919 + i) for i in range(n)]
-    epm: list[dict[str, Any]] = [{} for _ in range(n)]
-    for i in range(n):
-        envs[i].reset(seed=seed * 10_007 + i, options={"case": case_ids[i // k]})
-    alive = list(range(n))
-    while alive:
-        x = np.stack([features(envs[i].unwrapped.messages, actions[i], max_turns) for i in alive])
+    def __init__(
+        self, net: Any, n: int, rng: np.random.Generator, seed: int, greedy: bool, max_turns: int
+    ) -> None:
+        super().__init__()
+        self.net, self.rng, self.greedy, self.max_turns = net, rng, greedy, max_turns
+        self.actions: list[list[int]] = [[] for _ in range(n)]
+        self.feats: list[list[np.ndarray]] = [[] for _ in range(n)]
+        self.phrasing = [random.Random(seed * 7919 + i) for i in range(n)]
+        self._indices: list[int] = []
+        self._pending: dict[int, tuple[int, np.ndarray]] = {}
+
+    def before_turn(self, turn: int, indices: list[int]) -> None:
+        self._indices = indices
+
+    def __call__(self, histories: list[list[dict[str, str]]]) -> list[str]:
+        import torch
+
+        idx = self._indices
+        x = np.stack(
+            [
+                features(h, self.actions[i], self.max_turns)
+                for i, h in zip(idx, histories, strict=True)
+            ]
+        )
         with torch.no_grad():
-            logits = net(torch.from_numpy(x)).numpy()
-        if greedy:
+            logits = self.net(torch.from_numpy(x)).numpy()
+        if self.greedy:
             chosen = logits.argmax(-1)
         else:
             p = np.exp(logits - logits.max(-1, keepdims=True))
             p /= p.sum(-1, keepdims=True)
-            chosen = np.array([rng.choice(len(row), p=row) for row in p])
-        still = []
-        for j, i in enumerate(alive):
+            chosen = np.array([self.rng.choice(len(row), p=row) for row in p])
+        replies = []
+        for j, (i, h) in enumerate(zip(idx, histories, strict=True)):
             a = int(chosen[j])
-            reply = STRATEGIES[a].reply(envs[i].unwrapped.messages, phrasing[i])
-            _, r, terminated, truncated, info = envs[i].step(reply)
-            actions[i].append(a)
-            feats[i].append(x[j])
-            rewards[i].append(float(r))
-            if terminated or truncated:
-                epm[i] = dict(info.get("epm") or {})
-            else:
-                still.append(i)
-        alive = still
+            self._pending[i] = (a, x[j])
+            replies.append(STRATEGIES[a].reply(h, self.phrasing[i]))
+        return replies
+
+    def on_step(self, index: int, step: Step) -> None:
+        a, x = self._pending.pop(index)
+        self.actions[index].append(a)
+        self.feats[index].append(x)
+
+
+def play(
+    net: Any, envs: Sequence[Any], case_ids: Sequence[Any], k: int, rng: np.random.Generator,
+    seed: int, greedy: bool = False, max_turns: int = 45,
+) -> EpisodeBatch:  # fmt: skip
+    """Play ``len(case_ids) x k`` episodes in lockstep (:func:`empa_env.rollout.play_lockstep`);
+    one batched forward per turn."""
+    n = len(case_ids) * k
+    strategy = _StrategyTurns(net, n, rng, seed, greedy, max_turns)
+    episodes = play_lockstep(
+        envs,
+        strategy,
+        cases=[case_ids[i // k] for i in range(n)],
+        seeds=[seed * 10_007 + i for i in range(n)],
+        hooks=strategy,
+    )
+    rewards = [e.rewards for e in episodes]
+    feats, actions = strategy.feats, strategy.actions
     b = len(case_ids)
     t_max = max(len(r) for r in rewards)
     dim = feats[0][0].shape[0]
     out = EpisodeBatch(
         rewards=np.zeros((b, k, t_max)), lengths=np.zeros((b, k), dtype=np.int64),
         feats=np.zeros((b, k, t_max, dim), dtype=np.float32),
-        actions=np.zeros((b, k, t_max), dtype=np.int64), epm=epm,
+        actions=np.zeros((b, k, t_max), dtype=np.int64), epm=[e.epm for e in episodes],
     )  # fmt: skip
     for i in range(n):
         bi, ki, t = i // k, i % k, len(rewards[i])

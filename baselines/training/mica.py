@@ -33,7 +33,6 @@ import torch
 from transformers import Trainer, TrainingArguments
 from trl.trainer.utils import RepeatSampler, selective_log_softmax
 
-import baselines.training  # noqa: F401  (offline environment variables)
 from baselines.advantages import ESTIMATORS, AdvantageConfig, Estimator
 from baselines.training.rollout import GenerationSettings, RolloutBatch, play_episodes
 
@@ -65,8 +64,10 @@ class MICAConfig(TrainingArguments):
         default=512, metadata={"help": "history budget (left-truncated)"}
     )
     temperature: float = field(default=1.0, metadata={"help": "sampling temperature"})
-    top_p: float = field(default=1.0)
-    system_prompt: str | None = field(default=None)
+    top_p: float = field(default=1.0, metadata={"help": "nucleus sampling mass"})
+    system_prompt: str | None = field(
+        default=None, metadata={"help": "system message put before every history"}
+    )
     # --- loss ---
     epsilon: float = field(default=0.2, metadata={"help": "lower clip: ratio >= 1 - epsilon"})
     epsilon_high: float | None = field(
@@ -75,12 +76,18 @@ class MICAConfig(TrainingArguments):
     num_iterations: int = field(default=1, metadata={"help": "updates per rollout batch (mu)"})
     turn_batch_size: int = field(default=16, metadata={"help": "turns per forward/backward chunk"})
     # --- TrainingArguments defaults that suit this trainer ---
-    remove_unused_columns: bool = False
-    logging_steps: float = 1
-    report_to: None | str | list[str] = "none"
-    bf16: bool = False
-    save_strategy: str = "no"
-    learning_rate: float = 1e-6
+    remove_unused_columns: bool = field(
+        default=False, metadata={"help": "keep the dataset's columns (the trainer needs 'case')"}
+    )
+    logging_steps: float = field(default=1, metadata={"help": "log every N steps"})
+    report_to: None | str | list[str] = field(
+        default="none", metadata={"help": "integrations to report to ('none', 'tensorboard', ...)"}
+    )
+    bf16: bool = field(default=False, metadata={"help": "bfloat16 mixed precision"})
+    save_strategy: str = field(
+        default="no", metadata={"help": "checkpoint strategy: 'no', 'steps' or 'epoch'"}
+    )
+    learning_rate: float = field(default=1e-6, metadata={"help": "peak learning rate (AdamW)"})
 
     def __post_init__(self) -> None:
         super().__post_init__()

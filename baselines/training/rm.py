@@ -20,21 +20,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from baselines.training.data import to_dataset
-from baselines.training.tiny import cpu_trainer_kwargs
+from baselines.training.tiny import MODEL_HELP, cpu_trainer_kwargs
 
 
 @dataclass
 class RMRunConfig:
     """The model (``"tiny"`` or a local checkpoint) and ``trl.RewardConfig`` fields."""
 
-    model: str = "tiny"
-    output_dir: str = "runs/rm"
-    epochs: float = 1.0
-    learning_rate: float = 5e-4
-    batch_size: int = 4
-    max_steps: int = -1
-    seed: int = 0
-    trainer_kwargs: dict[str, Any] = field(default_factory=dict)
+    model: str = field(default="tiny", metadata={"help": MODEL_HELP})
+    output_dir: str = field(default="runs/rm", metadata={"help": "where the model is written"})
+    epochs: float = field(default=1.0, metadata={"help": "training epochs"})
+    learning_rate: float = field(default=5e-4, metadata={"help": "peak learning rate"})
+    batch_size: int = field(default=4, metadata={"help": "pairs per device and step"})
+    max_steps: int = field(default=-1, metadata={"help": "stop after N steps (-1: epochs decide)"})
+    seed: int = field(default=0, metadata={"help": "random seed (model init, data order)"})
+    trainer_kwargs: dict[str, Any] = field(
+        default_factory=dict, metadata={"help": "further trl.RewardConfig fields (JSON object)"}
+    )
 
     def reward_config(self) -> Any:
         from trl import RewardConfig

@@ -1,6 +1,7 @@
 """Playing whole episodes with a Hugging Face causal LM in EMPA environments.
 
-:func:`play_episodes` runs ``B x K`` environments in lockstep: at every turn the histories of the
+:func:`play_episodes` runs ``B x K`` environments in lockstep (through
+:func:`empa_env.rollout.play_lockstep`): at every turn the histories of the
 episodes still running are chat-templated, left-padded and sampled from the model in one
 ``generate`` call; each reply goes to its environment, whose reward is the turn's IDR. The result,
 :class:`RolloutBatch`, holds for each turn the prompt tokens (the history ``h_t``), the reply
@@ -21,6 +22,8 @@ from typing import Any
 import numpy as np
 
 from baselines.training.data import preference_pairs
+from empa_env.policy import Messages
+from empa_env.rollout import RolloutHooks, Step, play_lockstep
 
 Message = dict[str, str]
 
@@ -137,6 +140,44 @@ def generate_replies(
     return completions
 
 
+class _LMTurns(RolloutHooks):
+    """The LM side of :func:`play_episodes`: ``reply_batch`` for :func:`play_lockstep` (one
+    ``generate`` per turn) and the hook that attaches each turn's token ids to its step."""
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        settings: GenerationSettings,
+        reply_filter: Callable[[str], str] | None,
+    ) -> None:
+        super().__init__()
+        self.model, self.tokenizer, self.settings = model, tokenizer, settings
+        self.reply_filter = reply_filter
+        self._indices: list[int] = []
+        self._pending: dict[int, tuple[list[int], list[int]]] = {}
+
+    def before_turn(self, turn: int, indices: list[int]) -> None:
+        self._indices = indices
+
+    def __call__(self, histories: list[Messages]) -> list[str]:
+        s = self.settings
+        prompts = [
+            chat_prompt_ids(self.tokenizer, h, s.max_prompt_length, s.system_prompt)
+            for h in histories
+        ]
+        completions = generate_replies(self.model, self.tokenizer, prompts, s)
+        replies = []
+        for i, prompt, completion in zip(self._indices, prompts, completions, strict=True):
+            self._pending[i] = (prompt, completion)
+            reply = self.tokenizer.decode(completion, skip_special_tokens=True).strip()
+            replies.append(self.reply_filter(reply) if self.reply_filter else reply)
+        return replies
+
+    def on_step(self, index: int, step: Step) -> None:
+        step.extra["prompt_ids"], step.extra["completion_ids"] = self._pending.pop(index)
+
+
 def play_episodes(
     model: Any,
     tokenizer: Any,
@@ -148,56 +189,43 @@ def play_episodes(
     reply_filter: Callable[[str], str] | None = None,
 ) -> RolloutBatch:
     """Play ``len(case_ids) x num_rollouts`` whole episodes; ``envs`` must hold at least that many
-    environments (any backend; index ``b * K + k`` plays rollout ``k`` of case ``b``)."""
+    environments (any backend; index ``b * K + k`` plays rollout ``k`` of case ``b``).
+
+    The loop is :func:`empa_env.rollout.play_lockstep`; this function supplies the batched
+    generation and turns the episodes into a :class:`RolloutBatch`."""
     settings = settings or GenerationSettings()
     b_count, k_count = len(case_ids), num_rollouts
     n = b_count * k_count
     if len(envs) < n:
         raise ValueError(f"need {n} environments, got {len(envs)}")
-    for i in range(n):
-        envs[i].reset(seed=seed * 100_003 + i, options={"case": case_ids[i // k_count]})
-    alive = list(range(n))
-    per_episode: list[list[TurnSample]] = [[] for _ in range(n)]
-    epm_infos: list[dict[str, Any]] = [{} for _ in range(n)]
-    while alive:
-        prompts = [
-            chat_prompt_ids(
-                tokenizer,
-                envs[i].unwrapped.messages,
-                settings.max_prompt_length,
-                settings.system_prompt,
-            )
-            for i in alive
-        ]
-        completions = generate_replies(model, tokenizer, prompts, settings)
-        still = []
-        for i, prompt, completion in zip(alive, prompts, completions, strict=True):
-            reply = tokenizer.decode(completion, skip_special_tokens=True).strip()
-            if reply_filter is not None:
-                reply = reply_filter(reply)
-            _, reward, terminated, truncated, info = envs[i].step(reply)
-            per_episode[i].append(
-                TurnSample(
-                    i // k_count,
-                    i % k_count,
-                    len(per_episode[i]),
-                    prompt,
-                    completion,
-                    reply,
-                    float(reward),
-                )
-            )
-            if terminated or truncated:
-                epm_infos[i] = dict(info.get("epm") or {})
-            else:
-                still.append(i)
-        alive = still
-    lengths = np.array([len(per_episode[i]) for i in range(n)], dtype=np.int64).reshape(
-        b_count, k_count
+    lm = _LMTurns(model, tokenizer, settings, reply_filter)
+    played = play_lockstep(
+        envs,
+        lm,
+        cases=[case_ids[i // k_count] for i in range(n)],
+        seeds=[seed * 100_003 + i for i in range(n)],
+        hooks=lm,
     )
+    per_episode = [
+        [
+            TurnSample(
+                i // k_count,
+                i % k_count,
+                step.turn,
+                step.extra["prompt_ids"],
+                step.extra["completion_ids"],
+                step.reply,
+                step.reward,
+            )  # fmt: skip
+            for step in episode.steps
+        ]
+        for i, episode in enumerate(played)
+    ]
+    lengths = np.array([len(e) for e in played], dtype=np.int64).reshape(b_count, k_count)
     rewards = np.zeros((b_count, k_count, int(lengths.max(initial=0))))
     for i, turns in enumerate(per_episode):
         rewards[i // k_count, i % k_count, : len(turns)] = [s.reward for s in turns]
+    epm_infos = [e.epm for e in played]
     return RolloutBatch(
         samples=[s for turns in per_episode for s in turns],
         rewards=rewards,
@@ -205,8 +233,7 @@ def play_episodes(
         case_ids=list(case_ids),
         episodes=[epm_infos[b * k_count : (b + 1) * k_count] for b in range(b_count)],
         trajectories=[
-            [envs[b * k_count + k].unwrapped.trajectory for k in range(k_count)]
-            for b in range(b_count)
+            [played[b * k_count + k].trajectory for k in range(k_count)] for b in range(b_count)
         ],
     )
 

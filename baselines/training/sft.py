@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from baselines.training.data import SFTFilter, sft_examples, to_dataset
-from baselines.training.tiny import cpu_trainer_kwargs
+from baselines.training.tiny import MODEL_HELP, cpu_trainer_kwargs
 from epm.trajectory import Trajectory
 
 
@@ -24,16 +24,20 @@ class SFTRunConfig:
     go straight into ``trl.SFTConfig`` (e.g. ``{"max_length": 512}``).
     """
 
-    model: str = "tiny"
-    output_dir: str = "runs/sft"
-    epochs: float = 1.0
-    learning_rate: float = 5e-4
-    batch_size: int = 4
-    max_steps: int = -1
-    seed: int = 0
+    model: str = field(default="tiny", metadata={"help": MODEL_HELP})
+    output_dir: str = field(default="runs/sft", metadata={"help": "where the model is written"})
+    epochs: float = field(default=1.0, metadata={"help": "training epochs"})
+    learning_rate: float = field(default=5e-4, metadata={"help": "peak learning rate"})
+    batch_size: int = field(default=4, metadata={"help": "examples per device and step"})
+    max_steps: int = field(default=-1, metadata={"help": "stop after N steps (-1: epochs decide)"})
+    seed: int = field(default=0, metadata={"help": "random seed (model init, data order)"})
     filter: SFTFilter = field(default_factory=SFTFilter)
-    system_prompt: str | None = None
-    trainer_kwargs: dict[str, Any] = field(default_factory=dict)
+    system_prompt: str | None = field(
+        default=None, metadata={"help": "system message put before every conversation"}
+    )
+    trainer_kwargs: dict[str, Any] = field(
+        default_factory=dict, metadata={"help": "further trl.SFTConfig fields (JSON object)"}
+    )
 
     def sft_config(self) -> Any:
         from trl import SFTConfig

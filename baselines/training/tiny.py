@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import baselines.training  # noqa: F401  (sets the offline environment variables)
-
 SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|pad|>")
+
+#: Help text of the ``model`` option of the training configurations.
+MODEL_HELP = "'tiny' (built offline) or a local checkpoint directory"
 
 #: ChatML. The assistant's content *and* its ``<|im_end|>`` sit inside the generation block, so
 #: the model learns to stop; system and user turns are never in it.
@@ -218,6 +219,6 @@ def load_or_build(name_or_path: str, kind: str = "causal_lm", seed: int = 0) -> 
 
 
 __all__ = [
-    "CHATML_TEMPLATE", "SPECIAL_TOKENS", "TinyConfig", "build_tiny_causal_lm",
+    "CHATML_TEMPLATE", "MODEL_HELP", "SPECIAL_TOKENS", "TinyConfig", "build_tiny_causal_lm",
     "build_tiny_reward_model", "build_tokenizer", "default_corpus", "load_or_build",
 ]  # fmt: skip

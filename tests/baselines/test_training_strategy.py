@@ -117,3 +117,69 @@ def test_figure_from_curves():
     )  # fmt: skip
     fig = figure(curves)
     assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 2
+
+
+def _reference_play(net, envs, case_ids, k, rng, seed, greedy=False, max_turns=45):
+    """The experiment's own lockstep loop before it moved onto empa_env.rollout.play_lockstep
+    (kept here as the reference the shared loop must reproduce bit for bit)."""
+    import torch
+
+    n = len(case_ids) * k
+    actions = [[] for _ in range(n)]
+    feats = [[] for _ in range(n)]
+    rewards = [[] for _ in range(n)]
+    phrasing = [random.Random(seed * 7919 + i) for i in range(n)]
+    epm = [{} for _ in range(n)]
+    for i in range(n):
+        envs[i].reset(seed=seed * 10_007 + i, options={"case": case_ids[i // k]})
+    alive = list(range(n))
+    while alive:
+        x = np.stack([features(envs[i].unwrapped.messages, actions[i], max_turns) for i in alive])
+        with torch.no_grad():
+            logits = net(torch.from_numpy(x)).numpy()
+        if greedy:
+            chosen = logits.argmax(-1)
+        else:
+            p = np.exp(logits - logits.max(-1, keepdims=True))
+            p /= p.sum(-1, keepdims=True)
+            chosen = np.array([rng.choice(len(row), p=row) for row in p])
+        still = []
+        for j, i in enumerate(alive):
+            a = int(chosen[j])
+            reply = STRATEGIES[a].reply(envs[i].unwrapped.messages, phrasing[i])
+            _, r, terminated, truncated, info = envs[i].step(reply)
+            actions[i].append(a)
+            feats[i].append(x[j])
+            rewards[i].append(float(r))
+            if terminated or truncated:
+                epm[i] = dict(info.get("epm") or {})
+            else:
+                still.append(i)
+        alive = still
+    return actions, feats, rewards, epm
+
+
+@pytest.mark.train
+@pytest.mark.parametrize("greedy", [False, True])
+def test_play_reproduces_the_experiments_own_loop_bit_for_bit(greedy):
+    pytest.importorskip("torch")
+    import gymnasium as gym
+
+    import empa_env  # noqa: F401
+    from baselines.training.experiment import play
+    from baselines.training.strategy import build_policy
+
+    net = build_policy(seed=1)
+    envs = [gym.make("EMPA-v0", max_turns=14) for _ in range(4)]
+    cases = [c.id for c in envs[0].unwrapped.cases][:2]
+    rng_a, rng_b = np.random.default_rng(9), np.random.default_rng(9)
+    actions, feats, rewards, epm = _reference_play(net, envs, cases, 2, rng_a, 4, greedy, 14)
+    batch = play(net, envs, cases, 2, rng_b, 4, greedy=greedy, max_turns=14)
+    assert rng_a.random() == rng_b.random()  # the same draws from the shared generator
+    assert batch.epm == epm
+    for i in range(4):
+        t = len(rewards[i])
+        assert batch.lengths[i // 2, i % 2] == t
+        assert batch.rewards[i // 2, i % 2, :t].tolist() == rewards[i]
+        assert batch.actions[i // 2, i % 2, :t].tolist() == actions[i]
+        assert np.array_equal(batch.feats[i // 2, i % 2, :t], np.stack(feats[i]))
