@@ -98,7 +98,8 @@ class GuardedJudger(Judger):
                 neg[f.axis] = f.level
                 evidence[f"{f.axis}_Neg"] = f.quote
                 reasoning[f"{f.axis}_Neg"] = f"guards: {f.reason}"
-        first = (split_sentences(reply) or [None])[0]
+        sentences = split_sentences(reply)
+        first = sentences[0] if sentences else None
         for axis in AXES:
             key = f"{axis}_Neg"
             if neg[axis] and evidence.get(key, "") not in reply:

@@ -135,7 +135,7 @@ class GuardVerdict:
     @property
     def worst(self) -> dict[str, int]:
         """The most negative level found per axis (0 where none)."""
-        out = {a: 0 for a in AXES}
+        out: dict[str, int] = {a: 0 for a in AXES}
         for f in self.penalties:
             out[f.axis] = min(out[f.axis], f.level)
         return out

@@ -366,7 +366,7 @@ class CachedEncoder:
             if row is None:
                 missing.setdefault(t, []).append(i)
             else:
-                out[i] = row
+                out[i] = row  # type: ignore[call-overload]
         if missing:
             keys = list(missing)
             rows = self.inner.encode(keys)

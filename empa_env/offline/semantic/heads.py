@@ -84,7 +84,7 @@ class Heads:
         arrays["meta"] = np.asarray(json.dumps(self.meta, sort_keys=True))
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as fh:
-            np.savez_compressed(fh, **arrays)
+            np.savez_compressed(fh, **arrays)  # type: ignore[arg-type]
 
     @classmethod
     def load(cls, path: Path) -> Heads:

@@ -217,7 +217,8 @@ class SemanticJudger(Judger):
         for name in HEAD_NAMES:
             head = self.heads.heads[name]
             exp = head.expected(probs[name])
-            probabilities[name] = tuple(float(p) for p in probs[name][0])
+            p0, p1, p2 = (float(p) for p in probs[name][0])
+            probabilities[name] = (p0, p1, p2)
             scores[name] = float(exp[0])
             levels[name] = int(head.level(exp[:1])[0]) if reply.strip() else 0
             sentence_scores[name] = tuple(float(x) for x in exp[1:])
