@@ -267,6 +267,7 @@ class EMPAEnv(gym.Env[str, str]):
         self, options: dict[str, Any]
     ) -> Generator[_Call, Any, tuple[str, dict[str, Any]]]:
         case = self._pick_case(options.get("case"))
+        self._check_language(case)
         seed = int(self.np_random.integers(0, 2**31 - 1))
         ep = _Episode(
             case=case,
@@ -398,6 +399,18 @@ class EMPAEnv(gym.Env[str, str]):
                 f"options['case'] must be a case id or a Case, got {type(choice).__name__}"
             )
         return self.cases[int(self.np_random.integers(len(self.cases)))]
+
+    def _check_language(self, case: Case) -> None:
+        """Refuse a case in a language a role cannot play, with the LLM alternative named."""
+        for kind in ("actor", "director", "judger"):
+            role = getattr(self.roles, kind)
+            supported = getattr(role, "languages", None)
+            if supported is not None and case.language not in supported:
+                raise ValueError(
+                    f"the {kind} {getattr(role, 'name', type(role).__name__)!r} plays cases in "
+                    f"{', '.join(supported)} only, and case {case.id!r} is in {case.language!r}; "
+                    f"use an LLM {kind} instead ({kind}='llm:MODEL', e.g. {kind}='llm:openai/gpt-4o-mini')"
+                )
 
     @staticmethod
     def _checked_judgement(judged: Any) -> Judgement:

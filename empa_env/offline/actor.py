@@ -45,6 +45,7 @@ def refuse_unsupported_language(role: str, case_id: str, language: str) -> None:
 
 class OfflineActor(Actor):
     name = "offline-actor-v1"
+    languages: tuple[str, ...] | None = OFFLINE_LANGUAGES
 
     def open(self, view: ActorView) -> str:
         # Refuse at reset (the opening is the first thing a case asks of the Actor), rather than

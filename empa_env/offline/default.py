@@ -18,7 +18,12 @@ DEFAULT_TIER = "static"
 
 def offline_judger(tier: str = DEFAULT_TIER) -> GuardedJudger:
     """``judger="offline"`` (or ``"semantic:TIER"``): guards around the semantic judge."""
-    return GuardedJudger(SemanticJudger(tier=tier))
+    # A reply the encoder cannot read gets zero credit from the heads (not a judge failure); the
+    # guards rate it (a language other than the case's misses the person).
+    inner = SemanticJudger(tier=tier, unsupported_language="zero")
+    judge = GuardedJudger(inner)
+    judge.languages = inner.languages  # type: ignore[attr-defined]  # what it can rate
+    return judge
 
 
 __all__ = ["DEFAULT_TIER", "offline_judger"]

@@ -32,6 +32,7 @@ def stance_for(view: DirectorView) -> str:
 
 
 class OfflineDirector(Director):
+    languages: tuple[str, ...] | None = ("en",)
     name = "offline-director-v1"
 
     def direct(self, view: DirectorView) -> DirectorAction:

@@ -266,6 +266,8 @@ class _Context:
 class OfflineJudger(Judger):
     """Rule-based MDEP-PR Judger; deterministic and explainable. See the module docstring."""
 
+    languages: tuple[str, ...] | None = ("en",)
+
     def __init__(self, lexicon: Lexicon | None = None) -> None:
         self.lexicon = lexicon or load_lexicon()
         self.name = f"offline-rules-v{self.lexicon.version}"

@@ -26,6 +26,10 @@ class _Role:
             ) is getattr(base, async_name):
                 raise TypeError(f"{cls.__name__} must implement {sync_name}() or {async_name}()")
 
+    # A role may declare ``languages``: the case languages it can play (absent or None: any).
+    # The environment refuses, at ``reset``, a case in a language one of its roles cannot play,
+    # instead of scoring it wrongly.
+
     def describe(self) -> dict[str, str]:
         """What goes into a run's configuration fingerprint."""
         return {"class": type(self).__name__, "name": self.name}

@@ -119,6 +119,8 @@ class JudgeProfile:
     released_emotions: tuple[str, ...] = ()
     #: The need the most recently told part of the story brings forward (None before any).
     current_focus: EmpathyAspect | None = None
+    #: The case's language (``Case.language``): the language replies are expected in.
+    language: str = "en"
 
     @classmethod
     def from_case(
@@ -136,6 +138,7 @@ class JudgeProfile:
             cues=case.cues,
             released_emotions=released_emotions,
             current_focus=current_focus,
+            language=case.language,
         )
 
 
