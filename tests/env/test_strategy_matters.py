@@ -1,6 +1,9 @@
 """On the 30 benchmark cases, strategy matters and degenerate policies do not pay.
 
-The policies are the simple ones in ``simple_policies.py``, written for this test.
+The policies are the plain ones in ``empa_env.testing.policies``, written for this test, and the
+judge is the transparent ``lexicon`` judge: this checks the environment's mechanics (rubric,
+physics, ending rules, Director and Actor) end to end. The default judge's ordering of honest and
+gaming policies is tested in ``tests/judge`` (test_baselines.py, test_attacks.py).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from empa_env.testing import policies as sp
 
 
 def _suite_scores(policy):
-    env = EMPAEnv("empa30-v1")
+    env = EMPAEnv("empa30-v1", judger="lexicon")
     rows = []
     for case in env.cases:
         env.reset(seed=0, options={"case": case})
