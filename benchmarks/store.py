@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from empa_env.secrets import scrub
 from epm.trajectory import Trajectory
 
 DB_NAME = "results.sqlite"
@@ -104,7 +105,7 @@ class RunStore:
                     "INSERT INTO run(key, value) VALUES (?, ?)",
                     [
                         ("fingerprint", fp),
-                        ("config", json.dumps(config, sort_keys=True, default=str)),
+                        ("config", scrub(json.dumps(config, sort_keys=True, default=str))),
                         ("schema_version", str(SCHEMA_VERSION)),
                         ("created_at", _now()),
                     ],
@@ -129,7 +130,7 @@ class RunStore:
             self.conn.execute(
                 "INSERT INTO run(key, value) VALUES (?, ?) "
                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                (key, json.dumps(value, sort_keys=True, default=str)),
+                (key, scrub(json.dumps(value, sort_keys=True, default=str))),
             )
 
     @property
@@ -138,7 +139,7 @@ class RunStore:
 
     def register_policy(self, name: str, descriptor: Mapping[str, Any]) -> None:
         """Bind a policy name to its descriptor; a different policy under the same name is refused."""
-        blob = json.dumps(dict(descriptor), sort_keys=True, default=str)
+        blob = scrub(json.dumps(dict(descriptor), sort_keys=True, default=str))
         row = self.conn.execute(
             "SELECT descriptor FROM policies WHERE name = ?", (name,)
         ).fetchone()
@@ -168,9 +169,9 @@ class RunStore:
                     row.metrics.get("outcome", ""),
                     row.metrics.get("EPM_Index"),
                     int(row.metrics.get("judge_failures", 0)),
-                    json.dumps(row.metrics, allow_nan=False),
-                    json.dumps(row.case_meta),
-                    row.trajectory.to_json(),
+                    scrub(json.dumps(row.metrics, allow_nan=False)),
+                    scrub(json.dumps(row.case_meta)),
+                    scrub(row.trajectory.to_json()),
                     _now(),
                 ),
             )
@@ -180,7 +181,8 @@ class RunStore:
         with self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
             self.conn.execute(
-                "INSERT INTO errors(episode_key, error, at) VALUES (?, ?, ?)", (key, error, _now())
+                "INSERT INTO errors(episode_key, error, at) VALUES (?, ?, ?)",
+                (key, scrub(error), _now()),
             )
 
     def errors(self) -> list[dict[str, str]]:

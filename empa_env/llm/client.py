@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from empa_env.llm.cache import ResponseCache, cache_key, shared_cache
+from empa_env.secrets import remember_secret, scrub
 
 #: HTTP statuses worth another try.
 RETRYABLE_STATUS: frozenset[int] = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 529})
@@ -90,10 +91,11 @@ def classify_error(exc: BaseException) -> tuple[str, bool]:
 
 
 def _scrub(text: str, secrets: Sequence[str | None]) -> str:
+    """An error message without credentials (any key-like environment value or given key)."""
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
-    return text[:500]
+    return scrub(text)[:500]
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,13 +315,39 @@ def _mark_warm() -> None:
     _WARM.set()
 
 
-def _outer_timeout(cfg: ClientConfig) -> float | None:
-    """A hard wall-clock cap over LiteLLM's own (per-operation) timeout.
+#: Extra wall-clock allowance of a process's first call: LiteLLM imports a large part of its
+#: provider code lazily during that call, which can take seconds on a busy machine.
+FIRST_CALL_ALLOWANCE_S = 15.0
 
-    LiteLLM imports a large part of its provider code lazily during the first call of a process,
-    which can take seconds on a busy machine; that one call is left to LiteLLM's own timeout.
+
+def _outer_timeout(cfg: ClientConfig) -> float:
+    """A hard wall-clock cap over LiteLLM's own (per-operation) timeout, on every call.
+
+    LiteLLM's ``timeout`` bounds each read, so a server that trickles one byte at a time never
+    trips it; this cap does, from the first call on.
     """
-    return cfg.timeout + 1.0 if _WARM.is_set() else None
+    return cfg.timeout + (1.0 if _WARM.is_set() else FIRST_CALL_ALLOWANCE_S)
+
+
+def _provider_key_in_environment(model: str) -> bool:
+    """Whether the provider of ``model`` (``openai/...`` -> ``OPENAI_API_KEY``) has a key set."""
+    provider = model.split("/", 1)[0] if "/" in model else "openai"
+    return bool(os.environ.get(f"{provider.upper().replace('-', '_')}_API_KEY"))
+
+
+async def _capped(coro: Any, cap: float) -> Any:
+    """``await coro``, but give up after ``cap`` seconds of wall clock (``TimeoutError``).
+
+    Unlike ``asyncio.wait_for``, it does not wait for the abandoned call to finish cancelling:
+    an HTTP read stuck on a trickling server may take as long to unwind as the trickle lasts.
+    """
+    task = asyncio.ensure_future(coro)
+    done, _ = await asyncio.wait({task}, timeout=cap)
+    if task in done:
+        return task.result()
+    task.cancel()
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())  # never "never retrieved"
+    raise TimeoutError(f"no answer within {cap:.1f} s")
 
 
 def _litellm() -> Any:
@@ -423,6 +451,7 @@ class LLMClient:
     ) -> Completion:
         cfg = self.config
         secret = cfg.resolved_api_key()
+        remember_secret(secret)
         semaphore = model_semaphore(self.limit_key, cfg.max_concurrency)
         _litellm()  # import before any timer starts: the first import takes seconds
         last_kind, last_message = "other", ""
@@ -434,11 +463,18 @@ class LLMClient:
                 start = time.perf_counter()
                 self.ledger._bump(role, requests=1)
                 try:
-                    response = await asyncio.wait_for(
-                        self._acompletion(messages, params, secret), timeout=_outer_timeout(cfg)
+                    response = await _capped(
+                        self._acompletion(messages, params, secret), _outer_timeout(cfg)
                     )
                 except asyncio.CancelledError:
                     raise
+                except TimeoutError:
+                    last_kind, retryable = "timeout", True
+                    last_message = (
+                        f"no complete answer within the {_outer_timeout(cfg):.0f} s wall-clock cap"
+                    )
+                    self.ledger._count(role, "errors", last_kind)
+                    continue
                 except Exception as exc:  # noqa: BLE001 - every provider error is classified
                     _mark_warm()
                     last_kind, retryable = classify_error(exc)
@@ -475,9 +511,10 @@ class LLMClient:
             kwargs["api_base"] = cfg.api_base
         if api_key:
             kwargs["api_key"] = api_key
-        elif cfg.api_base:
+        elif cfg.api_base and not _provider_key_in_environment(cfg.model):
             # A local OpenAI-compatible server needs *some* key in the header; this one is not a
-            # credential and exists only for the request.
+            # credential and exists only for the request. When the provider's variable is set
+            # (a proxy, a hosted endpoint), LiteLLM reads the real key from it instead.
             kwargs["api_key"] = "no-key"
         return await _litellm().acompletion(
             model=cfg.model, messages=messages, timeout=cfg.timeout, num_retries=0, **kwargs
@@ -499,8 +536,8 @@ class LLMClient:
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
         return Completion(
-            text=str(getattr(message, "content", None) or ""),
-            tool_calls=tuple(calls),
+            text=scrub(str(getattr(message, "content", None) or "")),
+            tool_calls=tuple(ToolCall(c.name, scrub(c.arguments)) for c in calls),
             finish_reason=getattr(choice, "finish_reason", None),
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,

@@ -36,6 +36,7 @@ from typing import Any
 FAULT_KINDS: tuple[str, ...] = (
     "http_500", "http_503", "http_429", "http_400", "http_401",
     "timeout", "slow", "drop", "garbage", "malformed", "refusal",
+    "trickle", "echo_key", "echo_key_error",
 )  # fmt: skip
 ROLES: tuple[str, ...] = ("judger", "actor", "director", "iedr", "nee", "case-writer")
 REFUSAL_TEXT = "I'm sorry, but I can't help with that request."
@@ -343,6 +344,12 @@ def _answer(role: str, body: dict[str, Any], fault: str | None) -> tuple[dict[st
         content = play_case_writer(messages)
     else:
         content = "Hello from the scripted server."
+    leaked = body.get("_echo")
+    if leaked:  # the echo_key fault: the credential goes into the content
+        if isinstance(content, dict) and isinstance(content.get("reasoning"), dict):
+            content["reasoning"] = {k: f"{v} ({leaked})" for k, v in content["reasoning"].items()}
+        elif isinstance(content, str):
+            content = f"{content} ({leaked})"
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
     return {"role": "assistant", "content": text}, "stop"
 
@@ -449,6 +456,25 @@ class _Handler(BaseHTTPRequestHandler):
                 },
             )
             return
+        if fault == "trickle":  # headers, then one byte every 0.5 s: never a complete answer
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100000")
+            self.end_headers()
+            for _ in range(int(state.hang_seconds / 0.5)):
+                if state.stop.wait(0.5):
+                    return
+                self.wfile.write(b" ")
+                self.wfile.flush()
+            return
+        if fault in ("echo_key", "echo_key_error"):  # a server that leaks the credential back
+            leaked = str(self.headers.get("Authorization") or "")
+            if fault == "echo_key_error":
+                record.status = 500
+                self._send(500, {"error": {"message": f"bad upstream for {leaked}",
+                                           "type": "server_error"}})  # fmt: skip
+                return
+            body = {**body, "_echo": leaked}
         if fault == "drop":
             record.status = -1
             self.close_connection = True

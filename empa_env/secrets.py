@@ -1,0 +1,52 @@
+"""Keeping credentials off disk: every text that empa-gym writes passes :func:`scrub`.
+
+LiteLLM reads provider keys from many environment variables (``OPENAI_API_KEY``,
+``ANTHROPIC_API_KEY``, ``AZURE_API_KEY``, ``HF_TOKEN``, ...). A misbehaving server can echo the key
+back, in an error or in the content, and from there it would reach results, exports, reports and
+the response cache. :func:`scrub` replaces the value of every key-like environment variable (and
+any key passed explicitly) with ``[REDACTED]`` wherever text is written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+
+REDACTED = "[REDACTED]"
+#: Names of environment variables whose values are treated as secrets.
+KEY_LIKE_NAME = re.compile(r"(API_?KEY|_KEY$|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH)", re.I)
+#: Shorter values are not treated as secrets (they would redact ordinary words).
+MIN_SECRET_LENGTH = 8
+_EXTRA: set[str] = set()
+
+
+def remember_secret(value: str | None) -> None:
+    """Also redact ``value`` (an API key passed in options rather than the environment)."""
+    if value and len(value) >= MIN_SECRET_LENGTH:
+        _EXTRA.add(value)
+
+
+def secret_values(extra: Iterable[str | None] = ()) -> list[str]:
+    """Every value to redact now: key-like environment variables, remembered keys, ``extra``."""
+    found = {
+        value
+        for name, value in os.environ.items()
+        if KEY_LIKE_NAME.search(name) and len(value) >= MIN_SECRET_LENGTH
+    }
+    found |= _EXTRA
+    found |= {v for v in extra if v and len(v) >= MIN_SECRET_LENGTH}
+    return sorted(found, key=len, reverse=True)  # longest first: no partial leftovers
+
+
+def scrub(text: str, extra: Iterable[str | None] = ()) -> str:
+    """``text`` with every secret value replaced by ``[REDACTED]``."""
+    if not text:
+        return text
+    for secret in secret_values(extra):
+        if secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+__all__ = ["REDACTED", "remember_secret", "scrub", "secret_values"]

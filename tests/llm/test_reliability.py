@@ -1,0 +1,105 @@
+"""Runs users can trust: a server that trickles bytes is cut off by the wall-clock cap from the
+first call, and a server that echoes the API key back never gets it onto disk."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import time
+
+import pytest
+
+from benchmarks.runner import BenchConfig, run_benchmark
+from empa_env.cli import main
+from empa_env.config import EnvConfig
+from empa_env.llm import ClientConfig, LLMCallError, LLMClient
+from empa_env.secrets import REDACTED, scrub
+from empa_env.testing.scripted_server import ScriptedLLMServer, fault_marker
+
+from .conftest import MODEL
+
+SECRET = "sk-test-0123456789abcdefSECRET"
+
+
+def test_a_trickling_server_is_cut_off_by_the_wall_clock_cap():
+    server = ScriptedLLMServer(hang_seconds=120.0).start()  # one byte every 0.5 s for 2 minutes
+    server.inject("trickle", times=5)
+    client = LLMClient(
+        ClientConfig(model=MODEL, api_base=server.api_base, timeout=2.0, max_retries=0)
+    )
+    messages = [
+        {"role": "system", "content": "You are the EMPA Actor."},
+        {"role": "user", "content": "hi"},
+    ]
+
+    async def call() -> tuple[BaseException, float]:
+        started = time.monotonic()
+        try:
+            await client.complete(messages, role="actor", prompt_version="t")
+        except LLMCallError as exc:
+            return exc, time.monotonic() - started
+        finally:
+            server.stop()  # lets the abandoned request unwind
+        raise AssertionError("a trickling server cannot produce an answer")
+
+    error, elapsed = asyncio.run(call())
+    assert isinstance(error, LLMCallError) and error.kind == "timeout", error
+    # capped (timeout + the first call's allowance), long before the server's 60 s of trickle
+    assert elapsed < 40
+
+
+def test_scrub_redacts_key_like_environment_values(monkeypatch):
+    monkeypatch.setenv("SOMEPROVIDER_API_KEY", SECRET)
+    monkeypatch.setenv("UNRELATED_SETTING", "not-a-secret-value")
+    text = f"Bearer {SECRET} and not-a-secret-value"
+    assert scrub(text) == f"Bearer {REDACTED} and not-a-secret-value"
+
+
+@pytest.mark.slow
+def test_an_echoed_api_key_never_reaches_disk(tmp_path, monkeypatch):
+    """LiteLLM reads the key from the provider's variable; the server echoes the Authorization
+    header into its errors and its content; nothing written holds the key."""
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    with ScriptedLLMServer(hang_seconds=5.0) as server:
+        leak = fault_marker("echo_key", role="judger", times=3)
+        leak_error = fault_marker("echo_key_error", role="judger", times=3)
+        policy_file = tmp_path / "leaky.py"
+        policy_file.write_text(
+            "def reply(messages):\n"
+            f"    n = sum(m['role'] == 'assistant' for m in messages)\n"
+            f"    return 'That sounds hard. What happened? ' + ({leak!r} if n % 2 else {leak_error!r})\n",
+            encoding="utf-8",
+        )
+        config = BenchConfig(
+            EnvConfig(
+                judger=f"llm:{MODEL}",
+                max_turns=12,
+                llm_options={"api_base": server.api_base, "timeout": 5, "max_retries": 0},
+            )
+        )
+        run_dir = tmp_path / "run"
+        asyncio.run(
+            run_benchmark(
+                config,
+                [f"leaky=python:{policy_file}:reply"],
+                run_dir,
+                progress=False,
+                concurrency=4,
+            )
+        )
+        echoed = [r for r in server.requests if r.fault in ("echo_key", "echo_key_error")]
+        assert echoed, "the leaking faults were served"
+    assert main(["report", str(run_dir), "--quiet"]) in (0, 1)  # report, tables and exports
+    assert main(["export", str(run_dir), "--format", "parquet"]) == 0
+    written = []
+    for path in run_dir.rglob("*"):
+        if path.is_file():
+            written.append(path)
+            assert SECRET.encode() not in path.read_bytes(), path
+    con = sqlite3.connect(run_dir / "results.sqlite")
+    dump = "\n".join(con.iterdump())
+    assert SECRET not in dump
+    assert REDACTED in dump  # the echo was there, and redacted
+    assert len(written) >= 5
+    json.loads((run_dir / "episodes.jsonl").read_text().splitlines()[0])
