@@ -73,9 +73,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(summary)
+    status = 0 if summary.ok else 1  # failed or invalid episodes: the run is not a clean result
     if not args.no_report:
-        return cmd_report(argparse.Namespace(run_dir=args.out, report_dir=None, quiet=args.quiet))
-    return 1 if summary.failed else 0
+        report = cmd_report(argparse.Namespace(run_dir=args.out, report_dir=None, quiet=args.quiet))
+        return max(status, report)
+    return status
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -92,13 +94,22 @@ def cmd_report(args: argparse.Namespace) -> int:
             print(f"error: no finished episodes in {run_dir}", file=sys.stderr)
             return 1
         out = Path(args.report_dir) if args.report_dir else run_dir / "report"
+        invalid = int(episodes["invalid"].astype(bool).sum()) if "invalid" in episodes else 0
         info = {"run_dir": str(run_dir), **store.run_info(), "errors": len(store.errors())}
-        html = build_report(episodes, store.trajectories(), out, run_info=info)
+        info["invalid episodes"] = invalid
         export_jsonl(store, run_dir / "episodes.jsonl")
         export_parquet(store, run_dir)
+        try:
+            html = build_report(episodes, store.trajectories(), out, run_info=info)
+        except ValueError as exc:  # nothing rankable: every episode invalid
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
     print(
         f"report: {html}\nmarkdown: {out / 'report.md'}\nexports: {run_dir / 'episodes.jsonl'}, {run_dir / 'episodes.parquet'}"
     )
+    if invalid:
+        print(f"{invalid} invalid episode(s): shown, not ranked; rerun to play them again")
+        return 1
     return 0
 
 

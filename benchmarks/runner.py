@@ -40,10 +40,17 @@ class BenchConfig:
     seeds: int = 1
     #: LiteLLM models of the NEE panel; empty = no NEE (and no FCS) in the results.
     nee_judges: list[str] = field(default_factory=list)
+    #: An episode whose share of failed judgements exceeds this is invalid: kept and shown,
+    #: never ranked, played again by a rerun (a run that never got a judgement is no result).
+    max_judge_failure_share: float = 0.2
 
     def __post_init__(self) -> None:
         if self.seeds < 1:
             raise ValueError(f"seeds must be >= 1, got {self.seeds}")
+        if not 0.0 <= self.max_judge_failure_share <= 1.0:
+            raise ValueError(
+                f"max_judge_failure_share must be in [0, 1], got {self.max_judge_failure_share}"
+            )
 
     def fingerprint_config(
         self, env: EMPAEnv, suite_version: int, case_ids: Sequence[str]
@@ -56,6 +63,7 @@ class BenchConfig:
             "cases": list(case_ids),
             "env": env.describe(),
             "nee_judges": list(self.nee_judges),
+            "max_judge_failure_share": self.max_judge_failure_share,
             "package_version": __version__,
         }
 
@@ -67,12 +75,32 @@ class RunSummary:
     skipped: int
     finished: int
     failed: int
+    #: Finished episodes whose judgements failed too often (kept, shown, never ranked).
+    invalid: int = 0
 
     def __str__(self) -> str:
         return (
-            f"{self.finished} episodes finished, {self.skipped} already in {self.run_dir}, "
-            f"{self.failed} failed (see the errors table)"
+            f"{self.finished} episodes finished ({self.invalid} invalid), {self.skipped} already "
+            f"in {self.run_dir}, {self.failed} failed (see the errors table)"
         )
+
+    @property
+    def ok(self) -> bool:
+        """Whether every planned episode finished with a result that can be ranked."""
+        return self.failed == 0 and self.invalid == 0
+
+
+def invalid_reason(metrics: dict[str, Any], max_failure_share: float) -> str:
+    """Why an episode's score cannot be trusted (``""`` when it can): too many turns whose
+    judgement failed (their ``v_t`` is 0, so the score would measure the outage, not the policy)."""
+    turns = int(metrics.get("turns") or 0)
+    failures = int(metrics.get("judge_failures") or 0)
+    if turns and failures / turns > max_failure_share:
+        return (
+            f"{failures} of {turns} judgements failed (more than "
+            f"{max_failure_share:.0%}); rerun the same command to play it again"
+        )
+    return ""
 
 
 async def play_episode(env: EMPAEnv, policy: Policy, case: Case, seed: int) -> dict[str, Any]:
@@ -130,10 +158,10 @@ async def run_benchmark(
     planned = len(loaded) * len(cases) * config.seeds
     semaphore = asyncio.Semaphore(max(1, concurrency))
     bar = tqdm(total=len(todo), desc="episodes", unit="ep", disable=not progress, file=sys.stderr)
-    finished = failed = 0
+    finished = failed = invalid = 0
 
     async def one(policy: Policy, case: Case, seed: int) -> None:
-        nonlocal finished, failed
+        nonlocal finished, failed, invalid
         async with semaphore:
             env = EMPAEnv([case], config=shared)
             key = episode_key(policy.name, case.id, seed)
@@ -146,6 +174,7 @@ async def run_benchmark(
                 failed += 1
                 store.add_error(key, "".join(traceback.format_exception_only(exc)).strip())
             else:
+                reason = invalid_reason(metrics, config.max_judge_failure_share)
                 store.add_episode(
                     EpisodeRow(
                         model=policy.name,
@@ -154,9 +183,11 @@ async def run_benchmark(
                         metrics=metrics,
                         case_meta=case.metadata(),
                         trajectory=env.trajectory,
+                        invalid=reason,
                     )
                 )
                 finished += 1
+                invalid += bool(reason)
                 usage = run_usage(roles, loaded)
                 if usage:
                     store.set_run_value("usage", usage)
@@ -167,7 +198,7 @@ async def run_benchmark(
     finally:
         bar.close()
         store.close()
-    return RunSummary(Path(run_dir), planned, planned - len(todo), finished, failed)
+    return RunSummary(Path(run_dir), planned, planned - len(todo), finished, failed, invalid)
 
 
 def _nee_panel(config: BenchConfig) -> Any:

@@ -23,7 +23,7 @@ from empa_env.secrets import scrub
 from epm.trajectory import Trajectory
 
 DB_NAME = "results.sqlite"
-SCHEMA_VERSION = 2  # 2: the never-written per-episode usage column removed
+SCHEMA_VERSION = 3  # 2: the never-written usage column removed; 3: episode validity
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS run (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -39,7 +39,8 @@ CREATE TABLE IF NOT EXISTS episodes (
     metrics TEXT NOT NULL,
     case_meta TEXT NOT NULL,
     trajectory TEXT NOT NULL,
-    finished_at TEXT NOT NULL
+    finished_at TEXT NOT NULL,
+    invalid TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS errors (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -74,6 +75,9 @@ class EpisodeRow:
     metrics: dict[str, Any]
     case_meta: dict[str, Any]
     trajectory: Trajectory
+    #: Why the episode's score cannot be trusted (too many failed judgements), or ``""``.
+    #: Invalid episodes are kept and shown, never ranked, and a rerun plays them again.
+    invalid: str = ""
 
     @property
     def key(self) -> str:
@@ -153,14 +157,21 @@ class RunStore:
 
     # --- episodes ----------------------------------------------------------------------------
     def finished_keys(self) -> set[str]:
-        return {k for (k,) in self.conn.execute("SELECT episode_key FROM episodes")}
+        """Episodes that need no rerun: finished and valid (an invalid one is played again)."""
+        return {
+            k for (k,) in self.conn.execute("SELECT episode_key FROM episodes WHERE invalid = ''")
+        }
 
     def add_episode(self, row: EpisodeRow) -> bool:
         """Commit one finished episode; returns False if it was already stored (never duplicates)."""
         with self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
+            # A rerun replaces an invalid episode; a valid one is never overwritten.
+            self.conn.execute(
+                "DELETE FROM episodes WHERE episode_key = ? AND invalid != ''", (row.key,)
+            )
             cur = self.conn.execute(
-                "INSERT OR IGNORE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO episodes VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     row.key,
                     row.model,
@@ -173,6 +184,7 @@ class RunStore:
                     scrub(json.dumps(row.case_meta)),
                     scrub(row.trajectory.to_json()),
                     _now(),
+                    row.invalid,
                 ),
             )
         return cur.rowcount == 1
@@ -204,10 +216,12 @@ class RunStore:
     def episodes_frame(self) -> pd.DataFrame:
         """One row per episode: key, model, case, seed, case metadata and every EPM field."""
         records = []
+        invalid = dict(self.conn.execute("SELECT episode_key, invalid FROM episodes"))
         for key, model, case_id, seed, metrics, case_meta, _traj in self.iter_rows():
             record = {"episode_key": key, "model": model, "case_id": case_id, "seed": seed}
             record.update({k: v for k, v in case_meta.items() if k not in ("id", "p0")})
             record.update({k: v for k, v in metrics.items() if k != "case_id"})
+            record["invalid"] = invalid.get(key, "")
             records.append(record)
         return pd.DataFrame.from_records(records)
 

@@ -254,6 +254,19 @@ def _intro(episodes: pd.DataFrame) -> str:
     )
 
 
+def _invalid_section(invalid: pd.DataFrame) -> Section:
+    """Episodes kept but not ranked: which, and why."""
+    frame = invalid[["model", "case_id", "seed", "invalid"]].rename(columns={"invalid": "reason"})
+    frame = frame.sort_values(["model", "case_id", "seed"]).reset_index(drop=True)
+    note = (
+        f"{len(frame)} episode(s) are invalid: their judgements failed too often for the score to "
+        "measure the policy. They are excluded from every table and figure above and below; "
+        "rerun the same command to play them again."
+    )
+    table = T.ReportTable("invalid_episodes", "Invalid episodes (not ranked)", frame, note)
+    return Section("Invalid episodes", "", [table], [])
+
+
 def build_report(
     episodes: pd.DataFrame,
     trajectories: Mapping[str, Trajectory],
@@ -275,6 +288,14 @@ def build_report(
         groups: model -> comparability group (several runs in one report): significance tests
             only within a group; ``groups_note`` explains the groups in the table's note.
     """
+    invalid = episodes[episodes["invalid"].astype(bool)] if "invalid" in episodes else None
+    if invalid is not None:  # kept and shown, never ranked
+        episodes = episodes[~episodes["invalid"].astype(bool)]
+        if episodes.empty:
+            raise ValueError(
+                f"all {len(invalid)} episodes are invalid (too many failed judgements): "
+                "nothing to rank; rerun the benchmark once the judge answers"
+            )
     episodes = prepare_episodes(episodes)
     out_dir = Path(out_dir)
     fig_dir, table_dir = out_dir / "figures", out_dir / "tables"
@@ -284,6 +305,8 @@ def build_report(
         stale.unlink()
 
     sections = build_sections(episodes, trajectories, groups=groups, groups_note=groups_note)
+    if invalid is not None and not invalid.empty:
+        sections.insert(1, _invalid_section(invalid))
     for section in sections:
         for table in section.tables:
             keyed = not isinstance(table.frame.index, pd.RangeIndex)  # e.g. one row per model
