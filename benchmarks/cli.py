@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.runner import BenchConfig, run_benchmark
-from benchmarks.store import DB_NAME, ConfigMismatchError, RunStore
+from benchmarks.store import DB_NAME, ConfigMismatchError, RunStore, StoreError
 from empa_env.config import EnvConfig
 from empa_env.policy import policies as policy_kinds
 
@@ -69,7 +69,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
                 config, policies, args.out, concurrency=args.concurrency, progress=not args.quiet
             )
         )
-    except ConfigMismatchError as exc:
+    except (ConfigMismatchError, StoreError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(summary)

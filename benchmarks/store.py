@@ -84,19 +84,54 @@ class EpisodeRow:
         return episode_key(self.model, self.case_id, self.seed)
 
 
+class StoreError(RuntimeError):
+    """The run store cannot be used (corrupt, unwritable, or held by another run); one line."""
+
+
 class RunStore:
-    """Open (or create) the store of ``run_dir`` for ``config``; refuses a different config."""
+    """Open (or create) the store of ``run_dir`` for ``config``; refuses a different config.
+
+    Opening with a ``config`` (what ``empa bench`` does) takes the run's lock: a second process
+    on the same run directory is refused with a clear message while the first one runs. An
+    existing file is checked (``PRAGMA quick_check``) before it is reused.
+    """
 
     def __init__(self, run_dir: str | Path, config: Mapping[str, Any] | None = None) -> None:
         self.run_dir = Path(run_dir)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
         self.path = self.run_dir / DB_NAME
-        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")  # durable against process kills in WAL mode
-        self.conn.executescript(_SCHEMA)
+        self._lock: Any = None
+        try:
+            self.run_dir.mkdir(parents=True, exist_ok=True)
+            if config is not None:
+                self._lock = _take_lock(self.run_dir)
+            existed = self.path.exists()
+            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            if existed:
+                (verdict,) = self.conn.execute("PRAGMA quick_check").fetchone()
+                if verdict != "ok":
+                    found = "; ".join(str(verdict).splitlines()[1:3]) or str(verdict)
+                    raise StoreError(
+                        f"{self.path} is corrupt ({found}); use a new --out directory"
+                    )
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")  # durable against kills in WAL mode
+            self.conn.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self._release()
+            raise StoreError(f"{self.path}: cannot use the run store: {exc}") from None
+        except OSError as exc:
+            self._release()
+            raise StoreError(f"{self.run_dir}: cannot write the run store: {exc}") from None
+        except StoreError:
+            self._release()
+            raise
         if config is not None:
             self._bind_config(dict(config))
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     # --- configuration -----------------------------------------------------------------------
     def _bind_config(self, config: dict[str, Any]) -> None:
@@ -163,7 +198,16 @@ class RunStore:
         }
 
     def add_episode(self, row: EpisodeRow) -> bool:
-        """Commit one finished episode; returns False if it was already stored (never duplicates)."""
+        """Commit one finished episode; returns False if it was already stored (never duplicates).
+
+        A storage failure (disk full, read-only file) raises :class:`StoreError` with one line;
+        everything committed before stays."""
+        try:
+            return self._add_episode(row)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot save episode {row.key}: {exc}") from None
+
+    def _add_episode(self, row: EpisodeRow) -> bool:
         with self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
             # A rerun replaces an invalid episode; a valid one is never overwritten.
@@ -230,12 +274,29 @@ class RunStore:
 
     def close(self) -> None:
         self.conn.close()
+        self._release()
 
     def __enter__(self) -> RunStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _take_lock(run_dir: Path) -> Any:
+    """An exclusive lock on ``run_dir`` for this process (released when the store closes)."""
+    import fcntl
+
+    handle = (run_dir / ".lock").open("a+")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise StoreError(
+            f"{run_dir} is in use by another empa bench process; wait for it to finish "
+            "(or use another --out directory)"
+        ) from None
+    return handle
 
 
 def _now() -> str:

@@ -300,6 +300,12 @@ class EMPAEnv(gym.Env[str, str]):
             raise RuntimeError("the episode has ended; call reset() before step()")
         if not isinstance(reply, str):
             raise TypeError(f"the action is the reply text (str), got {type(reply).__name__}")
+        try:
+            reply.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                f"the reply is not valid Unicode text: {exc.reason} at position {exc.start}"
+            ) from None
         limit = self.env_config.max_reply_chars
         if len(reply) > limit:
             raise ValueError(f"reply of {len(reply)} characters exceeds the action space's {limit}")
