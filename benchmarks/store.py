@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from empa_env.errors import UserError
 from epm.trajectory import Trajectory
 
 DB_NAME = "results.sqlite"
@@ -49,7 +50,7 @@ CREATE TABLE IF NOT EXISTS errors (
 """
 
 
-class ConfigMismatchError(RuntimeError):
+class ConfigMismatchError(UserError, RuntimeError):
     """The run directory holds results of a different configuration."""
 
 

@@ -229,6 +229,7 @@ def build_sections(
                 ),
             )
         )
+    sections.append(transcript_section(episodes, trajectories))
     sections.append(
         Section(
             "Judge failures",
@@ -241,6 +242,41 @@ def build_sections(
         )
     )
     return sections
+
+
+def transcript_section(
+    episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], per_model: int = 3
+) -> Section:
+    """A few transcripts per model (best, worst, median EPM-Index), evidence marked."""
+    from benchmarks.transcript import StoredEpisode, html_episode, pick_examples
+
+    stored = [
+        StoredEpisode(
+            str(row["episode_key"]),
+            str(row["model"]),
+            str(row["case_id"]),
+            int(row["seed"]),
+            {"EPM_Index": row.get("EPM_Index")},
+            trajectories[str(row["episode_key"])],
+        )
+        for row in episodes.to_dict("records")
+        if str(row["episode_key"]) in trajectories
+    ]
+    examples = pick_examples(stored, per_model)
+    lines = [
+        f"- {ep.model} | {ep.case_id} | seed {ep.seed}: `empa show RUN_DIR --model {ep.model} "
+        f"--case {ep.case_id} --seed {ep.seed}`"
+        for ep in examples
+    ]
+    return Section(
+        "Transcripts",
+        "A few episodes per model (its best, median and worst by EPM-Index); open one to read "
+        "every turn: the user's message, the reply with the judge's quoted evidence marked, the "
+        "levels, v_t and the position P_t. `empa show RUN_DIR --model M --case C` prints any "
+        "episode in the terminal.",
+        html="".join(html_episode(ep, max_turns=20) for ep in examples),
+        markdown="\n".join(lines),
+    )
 
 
 def _intro(episodes: pd.DataFrame) -> str:

@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from empa_env.cases.generator import ProceduralGenerator
 from empa_env.cases.loader import CaseError, CaseIssue, case_files, dump_case, load_case
@@ -38,6 +36,10 @@ from empa_env.cases.suites import (
     resolve_pool,
     training_pool,
 )
+from empa_env.errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _GEN_ID = re.compile(r"^gen-s(\d+)-(\d+)$")
 
@@ -133,8 +135,8 @@ def _guard(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.N
         try:
             return command(args)
         except (CaseError, SuiteError, ValueError, KeyError) as exc:
-            print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
-            return 1
+            message = exc.args[0] if isinstance(exc, KeyError) else str(exc)
+            raise UserError(message) from None
 
     return run
 
@@ -218,6 +220,8 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _frame(cases: Sequence[Case]) -> pd.DataFrame:
+    import pandas as pd
+
     rows = []
     for c in cases:
         meta = c.metadata()
@@ -231,6 +235,8 @@ def _frame(cases: Sequence[Case]) -> pd.DataFrame:
 
 
 def _list(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     label, cases = _source(args)
     frame = _frame(cases)
     with pd.option_context("display.max_rows", None, "display.width", 200):
@@ -272,12 +278,16 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _counts(series: pd.Series, values: Sequence[str]) -> pd.DataFrame:
+    import pandas as pd
+
     counts = series.value_counts().reindex(list(values), fill_value=0)
     total = max(int(counts.sum()), 1)
     return pd.DataFrame({"count": counts, "share": (counts / total).round(3)})
 
 
 def _stats(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     label, cases = _source(args)
     frame = _frame(cases)
     print(f"{label}: {len(frame)} case(s)")
