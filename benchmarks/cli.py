@@ -168,8 +168,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
         limit=args.limit,
     )
     config.load_cases()  # unknown suite, folder or case id: before the run directory exists
-    if not args.quiet:
-        print(f"run directory: {out}", file=sys.stderr)
     try:
         summary = asyncio.run(
             run_benchmark(

@@ -76,16 +76,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_guard(_stats))
 
     p = sub.add_parser("generate", help="write generated cases as YAML files")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--count", type=int, required=True)
-    p.add_argument("--out", type=Path, required=True, metavar="DIR")
+    p.add_argument("--seed", type=int, default=0, help="generator seed (default: %(default)s)")
+    p.add_argument("--count", type=int, required=True, help="how many cases to write")
+    p.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="folder for the YAML files"
+    )
     p.add_argument("--force", action="store_true", help="overwrite existing files")
     p.set_defaults(func=_guard(_generate))
 
     p = sub.add_parser("sample", help="draw a stratified, benchmark-shaped sample from a pool")
-    p.add_argument("--pool", default="generated", metavar="SPEC")
-    p.add_argument("--n", type=int, default=30)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--pool",
+        default="generated",
+        metavar="SPEC",
+        help="generated[:SEED[:SIZE]], a suite id or a directory (default: %(default)s)",
+    )
+    p.add_argument("--n", type=int, default=30, help="sample size (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default: %(default)s)")
     p.add_argument("--out", type=Path, metavar="DIR", help="also write the sampled cases here")
     for flag, stratum in (("--axis", "dominant_axis"), ("--domain", "domain"),
                           ("--difficulty", "difficulty"), ("--threshold", "empathy_threshold")):  # fmt: skip
@@ -104,7 +111,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "and the cases are marked llm_roles_only. Every card converts or gets a reason.",
     )
     p.add_argument("path", type=Path, metavar="PATH", help="checkout of the official repository")
-    p.add_argument("--out", type=Path, required=True, metavar="DIR")
+    p.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="folder for the case files"
+    )
     p.add_argument("--iedr", metavar="llm:MODEL", help="rate cases without published IEDR levels")
     p.add_argument("--writer", metavar="llm:MODEL", help="write the offline material with an LLM")
     p.add_argument("--api-base", default=None, help="OpenAI-compatible base URL for the LLMs")
