@@ -32,6 +32,8 @@ from typing import Any, Literal, Union
 
 import yaml
 
+from empa_env.errors import UserError
+
 
 class _Unset:
     """The default of every generated flag: tells "not given" from "given with the default"."""
@@ -43,7 +45,7 @@ class _Unset:
 UNSET: Any = _Unset()
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """A configuration file or value that does not fit the dataclasses."""
 
 

@@ -1,22 +1,34 @@
-"""``empa bench``, ``empa report`` and ``empa export``."""
+"""``empa bench``, ``empa report``, ``empa export`` and ``empa show``.
+
+This module is imported by ``empa --help``: keep its top level light (argparse only) and import
+the runner, the store, pandas and matplotlib inside the commands.
+"""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import hashlib
 import json
+import os
 import sys
+import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from benchmarks.runner import BenchConfig, run_benchmark
-from benchmarks.store import DB_NAME, ConfigMismatchError, RunStore, StoreError
-from empa_env.config import EnvConfig
-from empa_env.policy import policies as policy_kinds
+from empa_env.errors import INTERRUPTED_EXIT, UserError
+
+if TYPE_CHECKING:
+    from benchmarks.store import RunStore
+
+DB_NAME = "results.sqlite"  # benchmarks.store.DB_NAME, without importing the store
+#: Where ``empa bench`` writes when ``--out`` is not given: one folder per command.
+DEFAULT_RUNS_ROOT = Path("runs")
 
 
 def default_policies() -> list[str]:
     """The policies ``empa bench`` runs when none is given: those the ``scripted`` kind names."""
+    from empa_env.policy import policies as policy_kinds
+
     if "scripted" not in policy_kinds:
         return []
     return list(getattr(policy_kinds.get("scripted"), "defaults", ()))
@@ -31,7 +43,9 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
     if args.llm_timeout:
         options["timeout"] = args.llm_timeout
     for item in args.llm_option or []:
-        key, _, value = item.partition("=")
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UserError(f"--llm-option expects KEY=VALUE (e.g. temperature=0), got {item!r}")
         try:
             options[key] = json.loads(value)
         except json.JSONDecodeError:
@@ -40,44 +54,162 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _open_store(run_dir: Path) -> RunStore:
+    from benchmarks.store import RunStore
+
     if not (run_dir / DB_NAME).exists():
-        raise SystemExit(
-            f"error: {run_dir} is not a run directory (no {DB_NAME}); run `empa bench --out {run_dir}` first"
+        raise UserError(
+            f"{run_dir} is not a run directory (no {DB_NAME}); run `empa bench --out {run_dir}` first"
         )
     return RunStore(run_dir)
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+    return value
+
+
+def check_writable(out: Path) -> None:
+    """Refuse an ``--out`` that cannot become a run directory, before anything is created."""
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out} is a file, not a directory")
+    probe = out
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise UserError(f"--out {out}: {probe} is a file, so the directory cannot be created")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise UserError(f"--out {out}: {probe} is not writable")
+    if (out / DB_NAME).exists() and not os.access(out / DB_NAME, os.R_OK | os.W_OK):
+        raise UserError(f"--out {out}: {out / DB_NAME} is not writable")
+
+
+def default_out(args: argparse.Namespace, policies: list[str]) -> Path:
+    """``runs/bench-<hash>``: one folder per command (policies, cases, roles, seeds, ...), so
+    omitting ``--out`` never adds policies to an earlier run, and the same command resumes."""
+    what = {
+        "policies": policies,
+        "suite": args.suite,
+        "cases": str(Path(args.cases).resolve()) if args.cases else None,
+        "case": args.case or [],
+        "limit": args.limit,
+        "seeds": args.seeds,
+        "roles": [args.actor, args.director, args.judger],
+        "preset": args.preset,
+        "max_turns": args.max_turns,
+        "reward": args.reward,
+        "nee": args.nee_judge or [],
+    }
+    digest = hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:10]
+    return DEFAULT_RUNS_ROOT / f"bench-{digest}"
+
+
+def _check_max_turns(preset: str, max_turns: int | None) -> None:
+    if max_turns is None:
+        return
+    from epm.config import get_preset
+
+    try:
+        get_preset(preset).with_overrides(max_turns=max_turns)
+    except ValueError as exc:
+        raise UserError(f"--max-turns {max_turns}: {exc}") from None
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
-    config = BenchConfig(
-        env=EnvConfig(
+    # Every option is checked before the run directory is created or bound.
+    _check_max_turns(args.preset, args.max_turns)
+    llm_options = _llm_options(args)
+    policies = args.policy or default_policies()
+    if not policies:
+        raise UserError("no policy given and no scripted baselines installed; use --policy SPEC")
+    out = Path(args.out) if args.out is not None else default_out(args, policies)
+    check_writable(out)
+
+    import asyncio
+
+    from benchmarks.runner import BenchConfig, run_benchmark
+    from empa_env.config import EnvConfig
+
+    try:
+        env_config = EnvConfig(
             actor=args.actor,
             director=args.director,
             judger=args.judger,
             preset=args.preset,
             max_turns=args.max_turns,
             reward=args.reward,
-            llm_options=_llm_options(args),
-        ),
+            llm_options=llm_options,
+        )
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    config = BenchConfig(
+        env=env_config,
         suite=args.suite,
         seeds=args.seeds,
         nee_judges=list(args.nee_judge or []),
+        cases_dir=str(args.cases) if args.cases else None,
+        case_ids=list(args.case or []),
+        limit=args.limit,
     )
-    policies = args.policy or default_policies()
+    config.load_cases()  # unknown suite, folder or case id: before the run directory exists
     try:
         summary = asyncio.run(
             run_benchmark(
-                config, policies, args.out, concurrency=args.concurrency, progress=not args.quiet
+                config, policies, out, concurrency=args.concurrency, progress=not args.quiet
             )
         )
-    except (ConfigMismatchError, StoreError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except KeyboardInterrupt:
+        saved = _saved_episodes(out)
+        print(
+            f"interrupted: {saved} episodes saved; rerun the same command to resume",
+            file=sys.stderr,
+        )
+        return INTERRUPTED_EXIT
     print(summary)
     status = 0 if summary.ok else 1  # failed or invalid episodes: the run is not a clean result
     if not args.no_report:
-        report = cmd_report(argparse.Namespace(run_dir=args.out, report_dir=None, quiet=args.quiet))
+        report = cmd_report(
+            argparse.Namespace(run_dir=[out], report_dir=None, quiet=args.quiet, no_figures=False)
+        )
         return max(status, report)
+    _print_results(out)
     return status
+
+
+def _saved_episodes(run_dir: Path) -> int:
+    if not (run_dir / DB_NAME).exists():
+        return 0
+    from benchmarks.store import RunStore
+
+    with RunStore(run_dir) as store:
+        return store.count()
+
+
+def _print_results(run_dir: Path) -> None:
+    """Write ``RUN_DIR/results.json`` and print the leaderboard."""
+    from benchmarks.results import leaderboard_text, store_results, write_results
+
+    with _open_store(run_dir) as store:
+        document, rows = store_results(store)
+    path = write_results(run_dir, document)
+    print(leaderboard_text(rows))
+    print(f"results: {path}")
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -88,24 +220,32 @@ def cmd_report(args: argparse.Namespace) -> int:
     if len(run_dirs) > 1:
         return _report_several(run_dirs, args.report_dir)
     run_dir = Path(run_dirs[0])
+    from benchmarks.results import leaderboard_text, results_document, write_results
+
+    started = time.perf_counter()
     with _open_store(run_dir) as store:
         episodes = store.episodes_frame()
         if episodes.empty:
-            print(f"error: no finished episodes in {run_dir}", file=sys.stderr)
-            return 1
+            raise UserError(f"no finished episodes in {run_dir}")
+        errors = store.errors()
+        document = results_document(run_dir, store.config, episodes, errors, store.run_info())
+        results = write_results(run_dir, document)
         out = Path(args.report_dir) if args.report_dir else run_dir / "report"
         invalid = int(episodes["invalid"].astype(bool).sum()) if "invalid" in episodes else 0
-        info = {"run_dir": str(run_dir), **store.run_info(), "errors": len(store.errors())}
+        info = {"run_dir": str(run_dir), **store.run_info(), "errors": len(errors)}
         info["invalid episodes"] = invalid
         export_jsonl(store, run_dir / "episodes.jsonl")
         export_parquet(store, run_dir)
+        print(leaderboard_text(document["models"]))
         try:
             html = build_report(episodes, store.trajectories(), out, run_info=info)
         except ValueError as exc:  # nothing rankable: every episode invalid
             print(f"error: {exc}", file=sys.stderr)
             return 1
+    seconds = time.perf_counter() - started
     print(
-        f"report: {html}\nmarkdown: {out / 'report.md'}\nexports: {run_dir / 'episodes.jsonl'}, {run_dir / 'episodes.parquet'}"
+        f"report: {html} (written in {seconds:.1f} s)\nmarkdown: {out / 'report.md'}\n"
+        f"results: {results}\nexports: {run_dir / 'episodes.jsonl'}, {run_dir / 'episodes.parquet'}"
     )
     if invalid:
         print(f"{invalid} invalid episode(s): shown, not ranked; rerun to play them again")
@@ -119,15 +259,14 @@ def _report_several(run_dirs: list[Path], out: Path | None) -> int:
     from benchmarks.report.multi import load_runs
 
     if out is None:
-        print("error: give --out DIR for a report of several runs", file=sys.stderr)
-        return 2
+        raise UserError("give --out DIR for a report of several runs")
     for run_dir in run_dirs:
         _open_store(Path(run_dir)).close()  # a clear message for a directory that is not a run
+    started = time.perf_counter()
     try:
         runs = load_runs(run_dirs)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        raise UserError(str(exc)) from None
     info = {
         f"run {label}": ", ".join(f"{k} {v}" for k, v in facts.items())
         for label, facts in runs.runs.items()
@@ -142,7 +281,8 @@ def _report_several(run_dirs: list[Path], out: Path | None) -> int:
         groups=runs.groups,
         groups_note=runs.note,
     )
-    print(f"report: {html}\nmarkdown: {Path(out) / 'report.md'}")
+    seconds = time.perf_counter() - started
+    print(f"report: {html} (written in {seconds:.1f} s)\nmarkdown: {Path(out) / 'report.md'}")
     return 0
 
 
@@ -160,12 +300,24 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _reward_names() -> str:
+    try:
+        from empa_env.backends import rewards
+
+        return " | ".join(rewards.names())
+    except Exception:  # help text must never break the command line
+        return "see empa_env.backends.rewards"
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     bench = subparsers.add_parser(
         "bench",
         help="run policies on a case suite and write a report",
         description="Run every (policy, case, seed) episode, commit each to RUN_DIR/results.sqlite, "
-        "then write the report. Rerunning the same command resumes where it stopped.",
+        "then print the leaderboard and write RUN_DIR/results.json and the report. Rerunning the "
+        "same command resumes where it stopped; a different configuration in the same directory is "
+        "refused. Without --out every distinct command gets its own folder runs/bench-<hash>, so "
+        "a new policy never joins an earlier run unless you name that run's --out.",
     )
     bench.add_argument(
         "--policy",
@@ -174,19 +326,43 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="scripted:NAME | python:MODULE:FUNC | python:FILE.py:FUNC | litellm:MODEL | hf:PATH "
         "(repeatable; NAME=SPEC renames). Default: every scripted baseline and probe.",
     )
-    bench.add_argument("--suite", default="empa30-v1", help="case suite id (default: %(default)s)")
+    cases = bench.add_mutually_exclusive_group()
+    cases.add_argument("--suite", default="empa30-v1", help="case suite id (default: %(default)s)")
+    cases.add_argument(
+        "--cases",
+        type=Path,
+        metavar="DIR",
+        help="run a folder of case files instead of a suite (e.g. from `empa cases generate`)",
+    )
     bench.add_argument(
-        "--seeds", type=int, default=1, help="episodes per policy and case (default: %(default)s)"
+        "--case",
+        action="append",
+        metavar="ID",
+        help="run only this case (repeatable); recorded in the run's configuration",
+    )
+    bench.add_argument(
+        "--limit",
+        type=_positive_int,
+        metavar="N",
+        help="run only the first N cases (after --case); recorded in the run's configuration",
+    )
+    bench.add_argument(
+        "--seeds",
+        type=_positive_int,
+        default=1,
+        help="episodes per policy and case (default: %(default)s)",
     )
     bench.add_argument(
         "--out",
         type=Path,
-        default=Path("runs/offline-baselines"),
-        help="run directory (default: %(default)s)",
+        default=None,
+        metavar="RUN_DIR",
+        help="run directory; rerun with the same one to resume (default: runs/bench-<hash of "
+        "the command>, a fresh folder per distinct command)",
     )
     bench.add_argument(
         "--concurrency",
-        type=int,
+        type=_positive_int,
         default=32,
         help="episodes in flight at once (default: %(default)s)",
     )
@@ -195,24 +371,53 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             f"--{role}",
             default="offline",
             metavar="BACKEND",
-            help=f"{role} backend: offline | llm:MODEL (default: %(default)s)",
+            help=f"{role} backend: offline | llm:MODEL | python:FILE.py:CLASS (default: %(default)s)",
         )
     bench.add_argument(
-        "--preset", default="official", choices=["official", "paper"], help="EPM preset"
-    )
-    bench.add_argument("--max-turns", type=int, default=None, help="override the preset's 45 turns")
-    bench.add_argument("--reward", default="idr", help="per-turn reward recorded in trajectories")
-    bench.add_argument(
-        "--api-base", default=None, help="OpenAI-compatible base URL for llm:/litellm: models"
+        "--preset",
+        default="official",
+        choices=["official", "paper"],
+        help="EPM preset: official (the published leaderboard) or paper (default: %(default)s)",
     )
     bench.add_argument(
-        "--llm-cache", type=Path, default=None, help="SQLite response cache for LLM calls"
+        "--max-turns",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="override the preset's 45 turns (at least the preset's min_turns, 12)",
     )
     bench.add_argument(
-        "--llm-timeout", type=float, default=None, help="per-call timeout in seconds"
+        "--reward",
+        default="idr",
+        metavar="NAME",
+        help=f"per-turn reward recorded in trajectories: {_reward_names()} (default: %(default)s)",
     )
     bench.add_argument(
-        "--llm-option", action="append", metavar="KEY=VALUE", help="further LLM options"
+        "--api-base",
+        default=None,
+        metavar="URL",
+        help="OpenAI-compatible base URL for llm:/litellm: models (e.g. http://127.0.0.1:8080/v1)",
+    )
+    bench.add_argument(
+        "--llm-cache",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="SQLite response cache for LLM calls",
+    )
+    bench.add_argument(
+        "--llm-timeout",
+        type=_positive_float,
+        default=None,
+        metavar="SECONDS",
+        help="per-call timeout in seconds",
+    )
+    bench.add_argument(
+        "--llm-option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="further LLM option, VALUE parsed as JSON when it can be (repeatable), e.g. "
+        "temperature=0, max_tokens=256, num_retries=2",
     )
     bench.add_argument(
         "--nee-judge",
@@ -221,7 +426,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="LiteLLM model of the NEE panel (repeatable); adds NEE and FCS to the results",
     )
     bench.add_argument(
-        "--no-report", action="store_true", help="do not write the report at the end"
+        "--no-report",
+        action="store_true",
+        help="do not write the HTML report at the end (the leaderboard and results.json still are)",
     )
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
     bench.set_defaults(func=cmd_bench)
@@ -229,12 +436,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     report = subparsers.add_parser(
         "report",
         help="write the report of one run directory, or of several side by side",
-        description="One RUN_DIR: its report (default RUN_DIR/report) and exports. Several: one "
-        "report with their models side by side (names disambiguated by run where they clash), "
-        "significance tests only between comparable runs (same suite, roles and preset); "
-        "--out is then required.",
+        description="One RUN_DIR: print its leaderboard, write RUN_DIR/results.json, its report "
+        "(default RUN_DIR/report) and exports. Several: one report with their models side by "
+        "side (names disambiguated by run where they clash), significance tests only between "
+        "comparable runs (same suite, roles and preset); --out is then required.",
     )
-    report.add_argument("run_dir", type=Path, nargs="+", metavar="RUN_DIR")
+    report.add_argument(
+        "run_dir", type=Path, nargs="+", metavar="RUN_DIR", help="run directory (or several)"
+    )
     report.add_argument(
         "--out",
         "--report-dir",
@@ -243,10 +452,63 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=None,
         help="report folder (default for one run: RUN_DIR/report)",
     )
-    report.add_argument("--quiet", action="store_true")
+    report.add_argument("--quiet", action="store_true", help="print less")
     report.set_defaults(func=cmd_report)
 
-    export = subparsers.add_parser("export", help="export a run's episodes to JSONL and Parquet")
-    export.add_argument("run_dir", type=Path)
-    export.add_argument("--format", choices=["jsonl", "parquet", "all"], default="all")
+    export = subparsers.add_parser(
+        "export",
+        help="export a run's episodes to JSONL and Parquet",
+        description="Write RUN_DIR/episodes.jsonl and/or episodes.parquet + turns.parquet.",
+    )
+    export.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="run directory")
+    export.add_argument(
+        "--format",
+        choices=["jsonl", "parquet", "all"],
+        default="all",
+        help="which files to write (default: %(default)s)",
+    )
     export.set_defaults(func=cmd_export)
+
+    show = subparsers.add_parser(
+        "show",
+        help="print an episode's transcript: levels, quoted evidence, v_t and the position",
+        description="Print transcripts of a run directory (yours or an imported official run): "
+        "every turn's user message and reply, the judge's levels with the quoted evidence "
+        "highlighted (bold on a terminal), v_t and P_t. Without filters: the first episode.",
+    )
+    show.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="run directory")
+    show.add_argument("--model", metavar="M", help="only this model (policy name)")
+    show.add_argument("--case", metavar="C", help="only this case id")
+    show.add_argument("--seed", type=int, metavar="S", help="only this seed")
+    show.add_argument(
+        "--all", action="store_true", help="every matching episode (default: the first)"
+    )
+    show.add_argument(
+        "--color",
+        choices=["auto", "always", "never"],
+        default="auto",
+        help="highlight evidence with ANSI bold: auto = when stdout is a terminal (default: auto)",
+    )
+    show.set_defaults(func=cmd_show)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from benchmarks.transcript import format_episode, select_episodes
+
+    with _open_store(Path(args.run_dir)) as store:
+        rows = select_episodes(store, model=args.model, case=args.case, seed=args.seed)
+    if not rows:
+        raise UserError(
+            f"no finished episode in {args.run_dir} matches"
+            + "".join(
+                f" --{k} {v}"
+                for k, v in (("model", args.model), ("case", args.case), ("seed", args.seed))
+                if v is not None
+            )
+        )
+    bold = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
+    chosen = rows if args.all else rows[:1]
+    print("\n\n".join(format_episode(r, bold=bold) for r in chosen))
+    if len(rows) > len(chosen):
+        print(f"\n({len(rows) - 1} more matching episode(s); --all prints them)")
+    return 0

@@ -214,14 +214,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """The ``empa paper-tables`` subcommand (entry point ``empa.commands``)."""
-    parser = subparsers.add_parser(
-        "paper-tables",
-        help="reproduce Echo-N1 Tables 9 and 11 from Tables 8 and 10 with the epm code",
-        description=__doc__.split("\n\n")[0],
-    )
-    parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    parser.set_defaults(func=run)
+    """The ``empa paper-tables`` subcommand (see :func:`benchmarks.commands.paper_tables`)."""
+    from benchmarks.commands import paper_tables
+
+    paper_tables(subparsers)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,6 +8,7 @@ is committed to the run's SQLite store at once; a rerun skips what is already th
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import sys
 import traceback
 from collections.abc import Sequence
@@ -20,10 +21,12 @@ from tqdm.auto import tqdm
 from benchmarks.store import EpisodeRow, RunStore, episode_key
 from empa_env import __version__
 from empa_env.backends import Roles
+from empa_env.cases.loader import case_files, load_directory
 from empa_env.cases.schema import Case
 from empa_env.cases.suites import load_suite
 from empa_env.config import EnvConfig
 from empa_env.env import EMPAEnv
+from empa_env.errors import UserError
 from empa_env.policy import Policy, load_policy
 from empa_env.rollout import aplay_episode
 from epm.episode import evaluate
@@ -33,31 +36,79 @@ from epm.nee import fcs
 @dataclass
 class BenchConfig:
     """Everything that defines a run's results (the store refuses to mix configurations): the
-    environment's configuration, the suite, the seeds and the NEE panel."""
+    environment's configuration, the suite (or a folder of case files), the selection of cases,
+    the seeds and the NEE panel."""
 
     env: EnvConfig = field(default_factory=EnvConfig)
     suite: str = "empa30-v1"
     seeds: int = 1
     #: LiteLLM models of the NEE panel; empty = no NEE (and no FCS) in the results.
     nee_judges: list[str] = field(default_factory=list)
+    #: A folder of case files to run instead of ``suite`` (no entry point or manifest needed).
+    cases_dir: str | None = None
+    #: Run only these case ids (in this order); empty = every case.
+    case_ids: list[str] = field(default_factory=list)
+    #: Run only the first N cases (after ``case_ids``); ``None`` = all.
+    limit: int | None = None
+
     #: An episode whose share of failed judgements exceeds this is invalid: kept and shown,
     #: never ranked, played again by a rerun (a run that never got a judgement is no result).
     max_judge_failure_share: float = 0.2
 
     def __post_init__(self) -> None:
         if self.seeds < 1:
-            raise ValueError(f"seeds must be >= 1, got {self.seeds}")
+            raise UserError(f"--seeds must be >= 1, got {self.seeds}")
+        if self.limit is not None and self.limit < 1:
+            raise UserError(f"--limit must be >= 1, got {self.limit}")
         if not 0.0 <= self.max_judge_failure_share <= 1.0:
-            raise ValueError(
+            raise UserError(
                 f"max_judge_failure_share must be in [0, 1], got {self.max_judge_failure_share}"
             )
+
+    @property
+    def selected(self) -> bool:
+        return bool(self.case_ids) or self.limit is not None
+
+    def load_cases(self) -> tuple[str, int | str, list[Case]]:
+        """``(label, version, cases)``: the suite's or the folder's cases, then the selection.
+
+        A folder's version is the sha256 of its case files, so edited cases are another run."""
+        if self.cases_dir is not None:
+            folder = Path(self.cases_dir)
+            if not folder.is_dir():
+                raise UserError(f"--cases {folder}: not a directory of case files")
+            files = case_files(folder)
+            if not files:
+                raise UserError(f"--cases {folder}: no case files (*.yaml, *.json) in it")
+            digest = hashlib.sha256()
+            for file in files:
+                digest.update(file.name.encode() + b"\0" + file.read_bytes())
+            label: str = f"dir:{folder.resolve()}"
+            version: int | str = f"sha256:{digest.hexdigest()[:16]}"
+            cases = list(load_directory(folder))
+        else:
+            suite = load_suite(self.suite)
+            label, version, cases = self.suite, suite.version, list(suite.cases)
+        if self.case_ids:
+            by_id = {c.id: c for c in cases}
+            unknown = [i for i in self.case_ids if i not in by_id]
+            if unknown:
+                known = ", ".join(list(by_id)[:5]) + (", ..." if len(by_id) > 5 else "")
+                raise UserError(
+                    f"--case {', '.join(unknown)}: not in {label} ({len(by_id)} cases: {known}); "
+                    "`empa cases list` shows them"
+                )
+            cases = [by_id[i] for i in dict.fromkeys(self.case_ids)]
+        if self.limit is not None:
+            cases = cases[: self.limit]
+        return label, version, cases
 
     def fingerprint_config(
         self, env: EMPAEnv, suite_version: int, case_ids: Sequence[str]
     ) -> dict[str, Any]:
         """The configuration that results depend on: the env's resolved configuration
         (:meth:`EMPAEnv.describe`, API keys never included), the suite and its cases, the panel."""
-        return {
+        config: dict[str, Any] = {
             "suite": self.suite,
             "suite_version": suite_version,
             "cases": list(case_ids),
@@ -66,6 +117,11 @@ class BenchConfig:
             "max_judge_failure_share": self.max_judge_failure_share,
             "package_version": __version__,
         }
+        if self.cases_dir is not None:
+            config["suite"] = f"dir:{Path(self.cases_dir).resolve()}"
+        if self.selected:  # only then, so runs without a selection keep their fingerprint
+            config["selection"] = {"case_ids": list(self.case_ids), "limit": self.limit}
+        return config
 
 
 @dataclass(frozen=True)
@@ -75,14 +131,27 @@ class RunSummary:
     skipped: int
     finished: int
     failed: int
+    #: Failed episodes grouped by error message: message -> episode keys (first = the example).
+    failures: dict[str, list[str]] = field(default_factory=dict)
     #: Finished episodes whose judgements failed too often (kept, shown, never ranked).
     invalid: int = 0
 
     def __str__(self) -> str:
-        return (
+        head = (
             f"{self.finished} episodes finished ({self.invalid} invalid), {self.skipped} already "
-            f"in {self.run_dir}, {self.failed} failed (see the errors table)"
+            f"in {self.run_dir}, {self.failed} failed"
         )
+        if not self.failures:
+            return head
+        lines = [head + ", by error:"]
+        for message, keys in sorted(self.failures.items(), key=lambda kv: -len(kv[1])):
+            first, *rest = message.splitlines() or [""]
+            lines.append(f"  {len(keys):>4} x {first}{' ...' if rest else ''}")
+            lines.append(f"         e.g. episode {keys[0]}")
+        lines.append(
+            "  (every error is in the errors table of results.sqlite; a rerun retries them)"
+        )
+        return "\n".join(lines)
 
     @property
     def ok(self) -> bool:
@@ -120,8 +189,7 @@ async def run_benchmark(
     policies: Sequence[Policy] | None = None,
 ) -> RunSummary:
     """Run (or resume) a benchmark; see the module docstring."""
-    suite = load_suite(config.suite)
-    cases = list(suite.cases)
+    _label, suite_version, cases = config.load_cases()
     # One environment resolves the roles and the reward once; every episode shares them.
     template = EMPAEnv(config=config.env.replace(case_pool=cases))
     roles = template.roles
@@ -143,7 +211,7 @@ async def run_benchmark(
     panel = _nee_panel(config)
 
     store = RunStore(
-        run_dir, config.fingerprint_config(template, suite.version, [c.id for c in cases])
+        run_dir, config.fingerprint_config(template, suite_version, [c.id for c in cases])
     )
     for p in loaded:
         store.register_policy(p.name, p.describe())
@@ -159,6 +227,7 @@ async def run_benchmark(
     semaphore = asyncio.Semaphore(max(1, concurrency))
     bar = tqdm(total=len(todo), desc="episodes", unit="ep", disable=not progress, file=sys.stderr)
     finished = failed = invalid = 0
+    failures: dict[str, list[str]] = {}
 
     async def one(policy: Policy, case: Case, seed: int) -> None:
         nonlocal finished, failed, invalid
@@ -172,7 +241,10 @@ async def run_benchmark(
                     metrics.update(await score_nee(panel, case, env, metrics["EPM_Index"]))
             except Exception as exc:  # recorded, visible, and retried by the next run
                 failed += 1
-                store.add_error(key, "".join(traceback.format_exception_only(exc)).strip())
+                message = "".join(traceback.format_exception_only(exc)).strip()
+                failures.setdefault(message, []).append(key)
+                store.add_error(key, message)
+                bar.set_postfix(failed=failed, refresh=False)
             else:
                 reason = invalid_reason(metrics, config.max_judge_failure_share)
                 store.add_episode(
@@ -198,7 +270,9 @@ async def run_benchmark(
     finally:
         bar.close()
         store.close()
-    return RunSummary(Path(run_dir), planned, planned - len(todo), finished, failed, invalid)
+    return RunSummary(
+        Path(run_dir), planned, planned - len(todo), finished, failed, failures, invalid
+    )
 
 
 def _nee_panel(config: BenchConfig) -> Any:

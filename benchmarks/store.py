@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from empa_env.errors import UserError
 from empa_env.secrets import scrub
 from epm.trajectory import Trajectory
 
@@ -51,7 +52,7 @@ CREATE TABLE IF NOT EXISTS errors (
 """
 
 
-class ConfigMismatchError(RuntimeError):
+class ConfigMismatchError(UserError, RuntimeError):
     """The run directory holds results of a different configuration."""
 
 
@@ -84,7 +85,7 @@ class EpisodeRow:
         return episode_key(self.model, self.case_id, self.seed)
 
 
-class StoreError(RuntimeError):
+class StoreError(UserError):
     """The run store cannot be used (corrupt, unwritable, or held by another run); one line."""
 
 
@@ -110,9 +111,7 @@ class RunStore:
                 (verdict,) = self.conn.execute("PRAGMA quick_check").fetchone()
                 if verdict != "ok":
                     found = "; ".join(str(verdict).splitlines()[1:3]) or str(verdict)
-                    raise StoreError(
-                        f"{self.path} is corrupt ({found}); use a new --out directory"
-                    )
+                    raise StoreError(f"{self.path} is corrupt ({found}); use a new --out directory")
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")  # durable against kills in WAL mode
             self.conn.executescript(_SCHEMA)

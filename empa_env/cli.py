@@ -14,12 +14,40 @@ import signal
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
+from typing import NoReturn
+
+from empa_env.errors import INTERRUPTED_EXIT, USER_ERROR_EXIT, UserError
+
+# Keep this module light: ``empa --help`` imports it and every command's ``register`` function,
+# so commands import their heavy dependencies inside the functions that run them.
+
+
+class EmpaArgumentParser(argparse.ArgumentParser):
+    """argparse, but a usage error ends in one line ``error: ...`` (exit 2) like every other."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(USER_ERROR_EXIT, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("empa-gym")
+    except PackageNotFoundError:  # running from a source tree
+        return "unknown"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = EmpaArgumentParser(
         prog="empa",
         description="empa-gym: empathetic multi-turn conversation as an RL environment and benchmark.",
+        epilog="Every known error ends in one line `error: ...` on stderr with exit code 2; "
+        "Ctrl-C exits with 130. `empa COMMAND --help` describes each command.",
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"empa-gym {_version()}", help="print the version"
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for ep in sorted(entry_points(group="empa.commands"), key=lambda e: e.name):
@@ -35,23 +63,46 @@ def build_parser() -> argparse.ArgumentParser:
 def _register_broken(subparsers: argparse._SubParsersAction, name: str, exc: Exception) -> None:
     message = f"the '{name}' commands could not be loaded: {type(exc).__name__}: {exc}"
     broken = subparsers.add_parser(name, help=f"(unavailable: {type(exc).__name__})")
-    broken.add_argument("rest", nargs=argparse.REMAINDER)
+    broken.add_argument("rest", nargs=argparse.REMAINDER, help="(ignored)")
 
     def fail(_args: argparse.Namespace) -> int:
-        print(f"error: {message}", file=sys.stderr)
-        return 1
+        raise UserError(message)
 
     broken.set_defaults(func=fail)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one ``empa`` command in this process (safe to call from tests and notebooks)."""
+    """Run one ``empa`` command in this process (safe to call from tests and notebooks).
+
+    The one place that reports errors: a :class:`~empa_env.errors.UserError` (see
+    :mod:`empa_env.errors` for the family) becomes ``error: MESSAGE`` on stderr and exit code 2;
+    Ctrl-C becomes exit code 130. Anything else is a bug and keeps its traceback.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
-        return 2
-    return int(args.func(args) or 0)
+        return USER_ERROR_EXIT
+    try:
+        return int(args.func(args) or 0)
+    except UserError as exc:
+        print(error_line(exc), file=sys.stderr)
+        return USER_ERROR_EXIT
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED_EXIT
+
+
+def error_line(exc: BaseException) -> str:
+    """``error: ...`` for a user error; a message of several lines keeps its details before."""
+    lines = [line.rstrip() for line in str(exc).splitlines() if line.strip()] or [
+        type(exc).__name__
+    ]
+    if len(lines) == 1:
+        return f"error: {lines[0]}"
+    if len(lines) == 2:  # "3 problem(s):" + one detail: one line
+        return f"error: {lines[0].rstrip(':')}: {lines[1].strip().removeprefix('- ')}"
+    return "\n".join([*lines[1:], f"error: {lines[0]}"])
 
 
 def console() -> None:

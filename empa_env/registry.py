@@ -31,13 +31,15 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from empa_env.errors import UserError
+
 T = TypeVar("T")
 
 #: Attribute under which :meth:`Registry.create` records an instance's :class:`Provenance`.
 SPEC_ATTRIBUTE = "__empa_spec__"
 
 
-class RegistryError(ValueError):
+class RegistryError(UserError, ValueError):
     """An unknown name or an unloadable spec; the message lists what is available."""
 
 

@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from benchmarks.store import ConfigMismatchError
+from empa_env.errors import UserError
 
 
 def cmd_import_official(args: argparse.Namespace) -> int:
-    from benchmarks.importers.official import OfficialFormatError, import_official
+    from benchmarks.importers.official import import_official
 
     try:
         report = import_official(args.path, args.out, preset=args.preset)
-    except (FileNotFoundError, OfficialFormatError, ConfigMismatchError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except FileNotFoundError as exc:
+        raise UserError(str(exc)) from None
     print(report)
     print(f"next: empa report {args.out}")
     return 1 if report.errors else 0

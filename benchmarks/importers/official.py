@@ -43,6 +43,7 @@ from empa_env.cases.official import (
     load_case_metadata,
     read_card_threshold,
 )
+from empa_env.errors import UserError
 from epm import AXES, Judgement, Trajectory, TurnRecord, evaluate, get_preset, replay
 from epm.dynamics import goal_distance, turn_physics, unit_toward_origin
 from epm.rubric import difficulty_band, dominant_axis, increment
@@ -53,7 +54,7 @@ OFFICIAL_SUITE = "empa-official"
 _CASE_ID = re.compile(r"^(script_\d+)_result$")
 
 
-class OfficialFormatError(ValueError):
+class OfficialFormatError(UserError, ValueError):
     """One published episode file that cannot be imported (the message says why)."""
 
 

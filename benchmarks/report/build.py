@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -86,14 +87,16 @@ def build_sections(
     comparability group) limits the significance tests to models of comparable runs.
     """
     order = T.model_order(episodes)
+    pending: list[Callable[[], Figure]] = []
 
     def figs(*specs: tuple[str, Callable[[], Figure], str]) -> list[ReportFigure]:
         if not figures:
             return []
-        return [
-            ReportFigure(name, caption, figure_png(draw()), f"figures/{name}.png")
-            for name, draw, caption in specs
-        ]
+        out = []
+        for name, draw, caption in specs:  # drawn below, all at once (in parallel)
+            out.append(ReportFigure(name, caption, b"", f"figures/{name}.png"))
+            pending.append(draw)
+        return out
 
     sections = [
         Section(
@@ -229,6 +232,7 @@ def build_sections(
                 ),
             )
         )
+    sections.append(transcript_section(episodes, trajectories))
     sections.append(
         Section(
             "Judge failures",
@@ -240,7 +244,79 @@ def build_sections(
             ],
         )
     )
+    if pending:
+        pngs = iter(render_figures(pending))
+        for section in sections:
+            section.figures = [replace(f, png=next(pngs)) for f in section.figures]
     return sections
+
+
+_DRAWERS: list[Callable[[], Figure]] = []
+
+
+def _draw_one(index: int) -> bytes:
+    return figure_png(_DRAWERS[index]())
+
+
+def render_figures(draws: list[Callable[[], Figure]], workers: int | None = None) -> list[bytes]:
+    """PNG bytes of every figure, drawn in forked worker processes when several cores exist.
+
+    Drawing and ``savefig`` take most of a report's time and every figure is independent, so
+    the figures are spread over up to 4 processes (the closures are inherited through ``fork``,
+    nothing is pickled but the PNG bytes). Serial on one core, without ``fork``, or when other
+    threads run (forking them is unsafe).
+    """
+    import multiprocessing
+    import os
+    import threading
+
+    workers = workers or min(4, len(os.sched_getaffinity(0)), len(draws))
+    forkable = "fork" in multiprocessing.get_all_start_methods()
+    # fork copies one thread: only safe while this process has no other (e.g. LiteLLM's)
+    if workers < 2 or not forkable or threading.active_count() > 1:
+        return [figure_png(draw()) for draw in draws]
+    _DRAWERS[:] = draws
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            # the biggest figures (the per-model trajectories) first, one at a time
+            return pool.map(_draw_one, range(len(draws)), chunksize=1)
+    finally:
+        _DRAWERS.clear()
+
+
+def transcript_section(
+    episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], per_model: int = 3
+) -> Section:
+    """A few transcripts per model (best, worst, median EPM-Index), evidence marked."""
+    from benchmarks.transcript import StoredEpisode, html_episode, pick_examples
+
+    stored = [
+        StoredEpisode(
+            str(row["episode_key"]),
+            str(row["model"]),
+            str(row["case_id"]),
+            int(row["seed"]),
+            {"EPM_Index": row.get("EPM_Index")},
+            trajectories[str(row["episode_key"])],
+        )
+        for row in episodes.to_dict("records")
+        if str(row["episode_key"]) in trajectories
+    ]
+    examples = pick_examples(stored, per_model)
+    lines = [
+        f"- {ep.model} | {ep.case_id} | seed {ep.seed}: `empa show RUN_DIR --model {ep.model} "
+        f"--case {ep.case_id} --seed {ep.seed}`"
+        for ep in examples
+    ]
+    return Section(
+        "Transcripts",
+        "A few episodes per model (its best, median and worst by EPM-Index); open one to read "
+        "every turn: the user's message, the reply with the judge's quoted evidence marked, the "
+        "levels, v_t and the position P_t. `empa show RUN_DIR --model M --case C` prints any "
+        "episode in the terminal.",
+        html="".join(html_episode(ep, max_turns=20) for ep in examples),
+        markdown="\n".join(lines),
+    )
 
 
 def _intro(episodes: pd.DataFrame) -> str:

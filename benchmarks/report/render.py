@@ -40,6 +40,10 @@ class Section:
     tables: list[ReportTable] = field(default_factory=list)
     figures: list[ReportFigure] = field(default_factory=list)
     text: str = ""
+    #: A ready HTML fragment (already escaped by its builder, e.g. the transcripts) and its
+    #: Markdown counterpart.
+    html: str = ""
+    markdown: str = ""
 
     @property
     def anchor(self) -> str:
@@ -130,6 +134,11 @@ table.data tr:nth-child(even) td{background:#fafafa}
 figure{margin:1em 0 2em}figure img{max-width:100%;border:1px solid #eee}
 figcaption{color:#444;font-size:.9em}table.info td{padding:2px 10px 2px 0;font-size:.9em}
 nav ul{columns:2}.csv{font-size:.8em}
+details.transcript{margin:.5em 0;border:1px solid #ddd;padding:.3em .6em}
+details.transcript summary{cursor:pointer;font-weight:600}
+details.transcript table{border-collapse:collapse;font-size:.82em;margin:.5em 0}
+details.transcript td,details.transcript th{border:1px solid #e3e3e3;padding:3px 6px;
+vertical-align:top;text-align:left}mark{background:#ffe58a;font-weight:600}.fail{color:#b2182b}
 """
 
 
@@ -163,6 +172,8 @@ def render_html(
         parts.append(f'<div class="how"><b>How to read this.</b> {e(s.how_to_read)}</div>')
         if s.text:
             parts.append(f"<p>{e(s.text)}</p>")
+        if s.html:
+            parts.append(s.html)
         for t in s.tables:
             parts.append(f"<h3>{e(t.title)}</h3>")
             if t.note:
@@ -200,6 +211,8 @@ def render_markdown(
         out += [f"## {s.title}", "", f"> **How to read this.** {s.how_to_read}", ""]
         if s.text:
             out += [s.text, ""]
+        if s.markdown:
+            out += [s.markdown, ""]
         for t in s.tables:
             out += [f"### {t.title}", ""]
             if t.note:

@@ -19,12 +19,10 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from empa_env.cases.generator import ProceduralGenerator
 from empa_env.cases.loader import CaseError, CaseIssue, case_files, dump_case, load_case
@@ -38,6 +36,10 @@ from empa_env.cases.suites import (
     resolve_pool,
     training_pool,
 )
+from empa_env.errors import UserError
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _GEN_ID = re.compile(r"^gen-s(\d+)-(\d+)$")
 
@@ -74,16 +76,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_guard(_stats))
 
     p = sub.add_parser("generate", help="write generated cases as YAML files")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--count", type=int, required=True)
-    p.add_argument("--out", type=Path, required=True, metavar="DIR")
+    p.add_argument("--seed", type=int, default=0, help="generator seed (default: %(default)s)")
+    p.add_argument("--count", type=int, required=True, help="how many cases to write")
+    p.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="folder for the YAML files"
+    )
     p.add_argument("--force", action="store_true", help="overwrite existing files")
     p.set_defaults(func=_guard(_generate))
 
     p = sub.add_parser("sample", help="draw a stratified, benchmark-shaped sample from a pool")
-    p.add_argument("--pool", default="generated", metavar="SPEC")
-    p.add_argument("--n", type=int, default=30)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--pool",
+        default="generated",
+        metavar="SPEC",
+        help="generated[:SEED[:SIZE]], a suite id or a directory (default: %(default)s)",
+    )
+    p.add_argument("--n", type=int, default=30, help="sample size (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="sampling seed (default: %(default)s)")
     p.add_argument("--out", type=Path, metavar="DIR", help="also write the sampled cases here")
     for flag, stratum in (("--axis", "dominant_axis"), ("--domain", "domain"),
                           ("--difficulty", "difficulty"), ("--threshold", "empathy_threshold")):  # fmt: skip
@@ -102,7 +111,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "and the cases are marked llm_roles_only. Every card converts or gets a reason.",
     )
     p.add_argument("path", type=Path, metavar="PATH", help="checkout of the official repository")
-    p.add_argument("--out", type=Path, required=True, metavar="DIR")
+    p.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="folder for the case files"
+    )
     p.add_argument("--iedr", metavar="llm:MODEL", help="rate cases without published IEDR levels")
     p.add_argument("--writer", metavar="llm:MODEL", help="write the offline material with an LLM")
     p.add_argument("--api-base", default=None, help="OpenAI-compatible base URL for the LLMs")
@@ -133,8 +144,8 @@ def _guard(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.N
         try:
             return command(args)
         except (CaseError, SuiteError, ValueError, KeyError) as exc:
-            print(f"error: {exc.args[0] if isinstance(exc, KeyError) else exc}", file=sys.stderr)
-            return 1
+            message = exc.args[0] if isinstance(exc, KeyError) else str(exc)
+            raise UserError(message) from None
 
     return run
 
@@ -218,6 +229,8 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _frame(cases: Sequence[Case]) -> pd.DataFrame:
+    import pandas as pd
+
     rows = []
     for c in cases:
         meta = c.metadata()
@@ -231,6 +244,8 @@ def _frame(cases: Sequence[Case]) -> pd.DataFrame:
 
 
 def _list(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     label, cases = _source(args)
     frame = _frame(cases)
     with pd.option_context("display.max_rows", None, "display.width", 200):
@@ -272,12 +287,16 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _counts(series: pd.Series, values: Sequence[str]) -> pd.DataFrame:
+    import pandas as pd
+
     counts = series.value_counts().reindex(list(values), fill_value=0)
     total = max(int(counts.sum()), 1)
     return pd.DataFrame({"count": counts, "share": (counts / total).round(3)})
 
 
 def _stats(args: argparse.Namespace) -> int:
+    import pandas as pd
+
     label, cases = _source(args)
     frame = _frame(cases)
     print(f"{label}: {len(frame)} case(s)")

@@ -11,6 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from empa_env.cases.schema import Case
+from empa_env.errors import UserError
 
 CASE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
 # libyaml's C loader and dumper when available (same results, about ten times faster).
@@ -31,7 +32,7 @@ class CaseIssue:
         return f"{where}: {self.message}"
 
 
-class CaseError(ValueError):
+class CaseError(UserError, ValueError):
     """A case (or a directory of cases) failed validation; ``issues`` lists every problem."""
 
     def __init__(self, issues: Iterable[CaseIssue]) -> None:

@@ -32,6 +32,7 @@ import yaml
 from empa_env.cases.generator import ProceduralGenerator
 from empa_env.cases.loader import load_directory
 from empa_env.cases.schema import Case
+from empa_env.errors import UserError
 
 SUITE_GROUP = "empa.suites"
 MANIFEST_NAME = "manifest.yaml"
@@ -44,7 +45,7 @@ _GENERATED = re.compile(r"^generated(?::(\d+))?(?::(\d+))?$")
 _REGISTERED: dict[str, Path] = {}
 
 
-class SuiteError(ValueError):
+class SuiteError(UserError, ValueError):
     """A suite id is unknown, or its cases do not match its manifest; lists every problem."""
 
     def __init__(self, suite_id: str, problems: Sequence[str]) -> None:

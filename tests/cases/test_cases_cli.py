@@ -62,10 +62,12 @@ def test_list_show_and_stats_on_a_generated_pool(capsys):
 
 
 def test_show_unknown_id_and_bad_pool_fail_cleanly(capsys):
-    assert main(["cases", "show", "no-such-case"]) == 1
-    assert "no case 'no-such-case'" in capsys.readouterr().err
-    assert main(["cases", "list", "--pool", "bogus"]) == 1
-    assert "unknown pool 'bogus'" in capsys.readouterr().err
+    assert main(["cases", "show", "no-such-case"]) == 2
+    err = capsys.readouterr().err
+    assert "no case 'no-such-case'" in err and err.startswith("error: ")
+    assert main(["cases", "list", "--pool", "bogus"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown pool 'bogus'" in err and err.strip().splitlines()[-1].startswith("error: ")
 
 
 def test_generate_writes_valid_files_and_refuses_to_overwrite(tmp_path, capsys):
@@ -73,7 +75,7 @@ def test_generate_writes_valid_files_and_refuses_to_overwrite(tmp_path, capsys):
     assert main(["cases", "generate", "--seed", "4", "--count", "5", "--out", str(out_dir)]) == 0
     cases = load_directory(out_dir)
     assert sorted(c.id for c in cases) == [f"gen-s4-{i:04d}" for i in range(5)]
-    assert main(["cases", "generate", "--seed", "4", "--count", "5", "--out", str(out_dir)]) == 1
+    assert main(["cases", "generate", "--seed", "4", "--count", "5", "--out", str(out_dir)]) == 2
     assert "--force" in capsys.readouterr().err
     assert (
         main(["cases", "generate", "--seed", "4", "--count", "5", "--out", str(out_dir), "--force"])

@@ -1,0 +1,233 @@
+"""A run's results without opening files: the terminal leaderboard and ``RUN_DIR/results.json``.
+
+:func:`model_aggregates` reduces a run store to one row per model: the mean EPM-Index with a 95%
+percentile-bootstrap interval over episodes (seeded, so the same run always gives the same
+interval), the success rate, the number of finished episodes, the episodes that failed to run
+(the store's errors table, minus those a later run finished) and the *invalid* episodes (finished,
+but with at least one failed judgement). :func:`leaderboard_text` prints it; :func:`results_document`
+is the JSON file, whose schema is ``benchmarks/schemas/results.schema.json`` (described in
+``docs/results-json.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+RESULTS_NAME = "results.json"
+#: Version of the results.json layout (bump on an incompatible change).
+RESULTS_SCHEMA_VERSION = 1
+SCHEMA_PATH = Path(__file__).parent / "schemas" / "results.schema.json"
+#: Resamples and seed of the bootstrap interval.
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+#: Distributions whose versions results.json records (when installed).
+KEY_DEPENDENCIES: tuple[str, ...] = (
+    "empa-gym", "numpy", "scipy", "pandas", "gymnasium", "litellm", "pydantic",
+    "onnxruntime", "torch", "transformers", "trl",
+)  # fmt: skip
+
+
+def bootstrap_ci(
+    values: Sequence[float] | np.ndarray,
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = 0.95,
+) -> tuple[float | None, float | None]:
+    """Percentile bootstrap interval of the mean over ``values`` (NaNs dropped).
+
+    ``(None, None)`` without values; a single value is its own (zero-width) interval.
+    """
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    if len(x) == 0:
+        return None, None
+    if len(x) == 1:
+        return float(x[0]), float(x[0])
+    rng = np.random.default_rng(seed)
+    means = x[rng.integers(0, len(x), size=(resamples, len(x)))].mean(axis=1)
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
+def _model_of(episode_key: str) -> str:
+    return episode_key.split("|", 1)[0]
+
+
+def unfinished_errors(
+    errors: Sequence[Mapping[str, str]], finished: set[str]
+) -> dict[str, list[Mapping[str, str]]]:
+    """Errors of episodes no run has finished, the last error per episode, grouped by model."""
+    last: dict[str, Mapping[str, str]] = {}
+    for err in errors:
+        if err["episode_key"] not in finished:
+            last[err["episode_key"]] = err
+    out: dict[str, list[Mapping[str, str]]] = {}
+    for key, err in last.items():
+        out.setdefault(_model_of(key), []).append(err)
+    return out
+
+
+def model_aggregates(
+    episodes: pd.DataFrame,
+    errors: Sequence[Mapping[str, str]] = (),
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+) -> list[dict[str, Any]]:
+    """One record per model, best mean EPM-Index first (see the module docstring)."""
+    finished = set(episodes["episode_key"].astype(str)) if len(episodes) else set()
+    failed = unfinished_errors(errors, finished)
+    models = list(dict.fromkeys([*episodes.get("model", pd.Series(dtype=str)), *failed]))
+    rows = []
+    for model in models:
+        mine = episodes[episodes["model"] == model] if len(episodes) else episodes
+        index = pd.to_numeric(mine.get("EPM_Index", pd.Series(dtype=float)), errors="coerce")
+        values = index.to_numpy(float)
+        lo, hi = bootstrap_ci(values, resamples=resamples, seed=seed)
+        finite = values[np.isfinite(values)]
+        success = mine["success"].astype(bool) if "success" in mine else pd.Series(dtype=bool)
+        judge_failures = pd.to_numeric(mine.get("judge_failures", 0), errors="coerce")
+        row: dict[str, Any] = {
+            "model": str(model),
+            "n": int(len(mine)),
+            "epm_index_mean": float(finite.mean()) if len(finite) else None,
+            "epm_index_ci95": [lo, hi],
+            "epm_index_sd": float(finite.std(ddof=1)) if len(finite) > 1 else None,
+            "success_rate": float(success.mean()) if len(success) else None,
+            "successes": int(success.sum()) if len(success) else 0,
+            "failed_episodes": len(failed.get(model, [])),
+            "invalid_episodes": int((judge_failures.fillna(0) > 0).sum()) if len(mine) else 0,
+        }
+        if "FCS" in mine and pd.to_numeric(mine["FCS"], errors="coerce").notna().any():
+            fcs = pd.to_numeric(mine["FCS"], errors="coerce").to_numpy(float)
+            flo, fhi = bootstrap_ci(fcs, resamples=resamples, seed=seed)
+            row["fcs_mean"] = float(np.nanmean(fcs))
+            row["fcs_ci95"] = [flo, fhi]
+        rows.append(row)
+    rows.sort(key=lambda r: -np.inf if r["epm_index_mean"] is None else -r["epm_index_mean"])
+    for rank, row in enumerate(rows, start=1):
+        row["rank"] = rank
+    return rows
+
+
+def _num(value: float | None, width: int, decimals: int = 1) -> str:
+    return ("–" if value is None else f"{value:.{decimals}f}").rjust(width)
+
+
+def leaderboard_text(rows: Sequence[Mapping[str, Any]], *, title: str = "leaderboard") -> str:
+    """A plain-text table: rank, model, EPM-Index mean [95% CI], success rate, n, failed, invalid."""
+    if not rows:
+        return f"{title}: no finished episodes"
+    width = max(5, *(len(str(r["model"])) for r in rows))
+    head = (
+        f"{'#':>2}  {'model':<{width}}  {'EPM-Index':>9}  {'95% CI':>13}  {'success':>7}  "
+        f"{'n':>4}  {'failed':>6}  {'invalid':>7}"
+    )
+    lines = [f"{title} (EPM-Index mean over episodes, 95% bootstrap interval):", head]
+    for r in rows:
+        lo, hi = r["epm_index_ci95"]
+        ci = "–" if lo is None else f"[{lo:.1f}, {hi:.1f}]"
+        rate = r["success_rate"]
+        lines.append(
+            f"{r['rank']:>2}  {r['model']:<{width}}  {_num(r['epm_index_mean'], 9)}  {ci:>13}  "
+            f"{('–' if rate is None else f'{100 * rate:.0f}%'):>7}  {r['n']:>4}  "
+            f"{r['failed_episodes']:>6}  {r['invalid_episodes']:>7}"
+        )
+    lines.append(
+        "failed = episodes that could not run (errors table); invalid = finished episodes with "
+        "a failed judgement"
+    )
+    return "\n".join(lines)
+
+
+def dependency_versions(names: Sequence[str] = KEY_DEPENDENCIES) -> dict[str, str | None]:
+    """Installed versions (``None`` when not installed), read from metadata (nothing imported)."""
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for name in names:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, float | np.floating):
+        return None if not np.isfinite(value) else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_ | bool):
+        return bool(value)
+    if value is None or isinstance(value, int | str):
+        return value
+    if isinstance(value, float):
+        return value
+    return None if pd.isna(value) else str(value)
+
+
+def per_case_scores(episodes: pd.DataFrame) -> list[dict[str, Any]]:
+    """One record per finished episode: model, case, seed, EPM-Index, outcome, success, turns."""
+    keep = ("model", "case_id", "seed", "EPM_Index", "outcome", "success", "turns",
+            "judge_failures", "FCS")  # fmt: skip
+    rows = []
+    for record in episodes.to_dict("records"):
+        rows.append({k: _plain(record.get(k)) for k in keep if k in record})
+    return sorted(rows, key=lambda r: (r["model"], r["case_id"], r["seed"]))
+
+
+def results_document(
+    run_dir: str | Path,
+    config: Mapping[str, Any],
+    episodes: pd.DataFrame,
+    errors: Sequence[Mapping[str, str]] = (),
+    run_info: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The content of ``RUN_DIR/results.json`` (see ``docs/results-json.md``)."""
+    info = dict(run_info or {})
+    aggregates = model_aggregates(episodes, errors)
+    failed = unfinished_errors(
+        errors, set(episodes["episode_key"].astype(str)) if len(episodes) else set()
+    )
+    return {
+        "schema_version": RESULTS_SCHEMA_VERSION,
+        "run_dir": str(run_dir),
+        "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "fingerprint": info.get("fingerprint"),
+        "created_at": info.get("created_at"),
+        "config": dict(config),
+        "versions": dependency_versions(),
+        "bootstrap": {"resamples": BOOTSTRAP_RESAMPLES, "seed": BOOTSTRAP_SEED, "level": 0.95},
+        "models": aggregates,
+        "episodes": per_case_scores(episodes) if len(episodes) else [],
+        "errors": [
+            {"episode_key": e["episode_key"], "error": e["error"], "at": e["at"]}
+            for rows in failed.values()
+            for e in rows
+        ],
+    }
+
+
+def write_results(run_dir: str | Path, document: Mapping[str, Any]) -> Path:
+    path = Path(run_dir) / RESULTS_NAME
+    path.write_text(json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8")
+    return path
+
+
+def store_results(store: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``(results document, aggregates)`` of an open :class:`benchmarks.store.RunStore`."""
+    episodes = store.episodes_frame()
+    document = results_document(
+        store.run_dir, store.config, episodes, store.errors(), store.run_info()
+    )
+    return document, document["models"]

@@ -1,0 +1,203 @@
+"""Transcripts of stored episodes: ``empa show`` in the terminal and the report's HTML section.
+
+Each turn shows the user's message, the reply, the judge's non-zero levels with the quoted
+evidence, ``v_t`` and the position ``P_t`` after the turn. The evidence is highlighted where it
+occurs in the reply: ANSI bold in a terminal, ``<mark>`` in HTML (everything else HTML-escaped),
+and plain text otherwise (a quote is always listed under the turn as well).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from epm.rubric import AXES
+from epm.trajectory import Judgement, Trajectory, TurnRecord
+
+BOLD, RESET = "\x1b[1m", "\x1b[0m"
+_QUOTES = "\"'“”‘’「」『』«»"
+
+
+@dataclass(frozen=True)
+class StoredEpisode:
+    key: str
+    model: str
+    case_id: str
+    seed: int
+    metrics: dict[str, Any]
+    trajectory: Trajectory
+
+
+def select_episodes(
+    store: Any, *, model: str | None = None, case: str | None = None, seed: int | None = None
+) -> list[StoredEpisode]:
+    """Finished episodes of a :class:`benchmarks.store.RunStore` matching the filters."""
+    out = []
+    for key, m, c, s, metrics, _meta, trajectory in store.iter_rows():
+        wanted = (model is None or m == model) and (case is None or c == case)
+        if wanted and (seed is None or int(s) == seed):
+            traj = Trajectory.from_json(trajectory)
+            out.append(StoredEpisode(key, m, c, int(s), metrics, traj))
+    return out
+
+
+def _quote(text: str) -> str:
+    return text.strip().strip(_QUOTES).strip()
+
+
+def evidence_items(judgement: Judgement) -> list[tuple[str, int, str]]:
+    """``(label, level, quote)`` for every non-zero level, e.g. ``("C_Prog", 2, "what part")``."""
+    items = []
+    for part, levels in (("Prog", judgement.prog), ("Neg", judgement.neg)):
+        for axis in AXES:
+            level = int(levels.get(axis, 0))
+            label = f"{axis}_{part}"
+            quote = _quote(str(judgement.evidence.get(label, "") or ""))
+            if level or quote:
+                items.append((label, level, quote))
+    return items
+
+
+def spans(text: str, quotes: Iterable[str]) -> list[tuple[int, int]]:
+    """Non-overlapping ``(start, end)`` of every quote found in ``text`` (case-insensitive)."""
+    found: list[tuple[int, int]] = []
+    lower = text.lower()
+    for quote in quotes:
+        q = quote.lower()
+        if len(q) < 2:
+            continue
+        for m in re.finditer(re.escape(q), lower):
+            found.append((m.start(), m.end()))
+    found.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in found:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def highlight(text: str, quotes: Sequence[str], *, style: str) -> str:
+    """``text`` with the quoted evidence marked: ``style`` is ``ansi``, ``html`` or ``plain``."""
+    pieces: list[str] = []
+    pos = 0
+    for start, end in spans(text, quotes) if style != "plain" else []:
+        if style == "html":
+            pieces += [html.escape(text[pos:start]), f"<mark>{html.escape(text[start:end])}</mark>"]
+        else:
+            pieces += [text[pos:start], f"{BOLD}{text[start:end]}{RESET}"]
+        pos = end
+    rest = text[pos:]
+    pieces.append(html.escape(rest) if style == "html" else rest)
+    return "".join(pieces)
+
+
+def _vec(values: Sequence[float]) -> str:
+    return "(" + ", ".join(f"{x:+.2f}" for x in values) + ")"
+
+
+def _levels(items: Sequence[tuple[str, int, str]]) -> str:
+    return ", ".join(f"{label} {level:+d}" for label, level, _ in items if level) or "all 0"
+
+
+def _ending(traj: Trajectory) -> str:
+    detail = traj.victory_type or traj.failure_reason
+    return f"{traj.outcome}" + (f" ({detail})" if detail else "")
+
+
+def format_turn(turn: TurnRecord, *, bold: bool) -> str:
+    items = evidence_items(turn.judgement)
+    quotes = [q for _, _, q in items if q]
+    lines = []
+    if turn.user_message:
+        lines.append(f"  user:   {turn.user_message}")
+    lines.append(f"  reply:  {highlight(turn.reply, quotes, style='ansi' if bold else 'plain')}")
+    if turn.judgement.failed:
+        lines.append(f"  judge:  FAILED ({turn.judgement.error})")
+    else:
+        lines.append(f"  levels: {_levels(items)}")
+        for label, level, quote in items:
+            if quote:
+                shown = f"{BOLD}{quote}{RESET}" if bold else quote
+                lines.append(f"          {label} {level:+d}: \u201c{shown}\u201d")
+    lines.append(
+        f"  v_t {_vec(turn.v)}   P_t {_vec(turn.position)}   distance {turn.distance:.2f}"
+        + (f"   [{turn.status}]" if turn.status and turn.status != "ongoing" else "")
+    )
+    return "\n".join([f"turn {turn.turn}", *lines])
+
+
+def format_episode(episode: StoredEpisode, *, bold: bool = False) -> str:
+    """The whole transcript as text (ANSI bold for the evidence when ``bold``)."""
+    traj = episode.trajectory
+    index = episode.metrics.get("EPM_Index")
+    head = [
+        f"== {episode.model} | {episode.case_id} | seed {episode.seed} ==",
+        f"ending: {_ending(traj)}, {traj.num_turns} turns, EPM-Index "
+        + ("–" if index is None else f"{float(index):.1f}"),
+        f"P_0 {_vec(traj.p0)}  (C, A, P deficits; the goal is the origin)",
+    ]
+    if traj.opening:
+        head.append(f"opening: {traj.opening}")
+    body = [format_turn(t, bold=bold) for t in traj.turns]
+    return "\n".join(head) + "\n\n" + "\n\n".join(body)
+
+
+def html_episode(episode: StoredEpisode, *, max_turns: int | None = None) -> str:
+    """One episode as an HTML fragment (``<details>``), every text escaped, evidence marked."""
+    traj = episode.trajectory
+    e = html.escape
+    index = episode.metrics.get("EPM_Index")
+    summary = (
+        f"{e(episode.model)} | {e(episode.case_id)} | seed {episode.seed}: {e(_ending(traj))}, "
+        f"{traj.num_turns} turns, EPM-Index {'–' if index is None else f'{float(index):.1f}'}"
+    )
+    rows = []
+    turns = traj.turns if max_turns is None else traj.turns[:max_turns]
+    for t in turns:
+        items = evidence_items(t.judgement)
+        quotes = [q for _, _, q in items if q]
+        judged = (
+            f"<span class='fail'>judge failed: {e(str(t.judgement.error))}</span>"
+            if t.judgement.failed
+            else e(_levels(items))
+        )
+        rows.append(
+            "<tr>"
+            f"<td>{t.turn}</td><td>{e(t.user_message)}</td>"
+            f"<td>{highlight(t.reply, quotes, style='html')}</td>"
+            f"<td>{judged}</td><td>{e(_vec(t.v))}</td><td>{e(_vec(t.position))}</td>"
+            "</tr>"
+        )
+    more = (
+        f"<p>({len(traj.turns) - len(turns)} more turns; <code>empa show RUN_DIR --model "
+        f"{e(episode.model)} --case {e(episode.case_id)} --seed {episode.seed}</code>)</p>"
+        if len(turns) < len(traj.turns)
+        else ""
+    )
+    return (
+        f"<details class='transcript'><summary>{summary}</summary>"
+        "<table><thead><tr><th>turn</th><th>user</th><th>reply (evidence marked)</th>"
+        "<th>levels</th><th>v_t</th><th>P_t</th></tr></thead><tbody>"
+        + "".join(rows)
+        + f"</tbody></table>{more}</details>"
+    )
+
+
+def pick_examples(episodes: Sequence[StoredEpisode], per_model: int = 3) -> list[StoredEpisode]:
+    """A few episodes per model: its best, its worst and its median by EPM-Index."""
+    by_model: dict[str, list[StoredEpisode]] = {}
+    for ep in episodes:
+        by_model.setdefault(ep.model, []).append(ep)
+    chosen = []
+    for model in by_model:
+        eps = sorted(
+            by_model[model], key=lambda x: float(x.metrics.get("EPM_Index") or 0.0), reverse=True
+        )
+        picks = {ep.key: ep for ep in [eps[0], eps[-1], eps[len(eps) // 2]][:per_model]}
+        chosen.extend(picks.values())
+    return chosen
