@@ -213,8 +213,12 @@ async def run_benchmark(
     store = RunStore(
         run_dir, config.fingerprint_config(template, suite_version, [c.id for c in cases])
     )
-    for p in loaded:
-        store.register_policy(p.name, p.describe())
+    try:
+        for p in loaded:
+            store.register_policy(p.name, p.describe())
+    except BaseException:
+        store.close()  # a refused policy leaves the run directory free
+        raise
     done = store.finished_keys()
     todo = [
         (p, c, s)

@@ -125,7 +125,11 @@ class RunStore:
             self._release()
             raise
         if config is not None:
-            self._bind_config(dict(config))
+            try:
+                self._bind_config(dict(config))
+            except BaseException:
+                self.close()  # a refused configuration leaves the run directory free
+                raise
 
     def _release(self) -> None:
         if self._lock is not None:
