@@ -182,6 +182,9 @@ class GuardData:
     moves: dict[str, tuple[re.Pattern[str], ...]]
     foreign: dict[str, frozenset[str]]
     word_classes: dict[str, str]
+    #: One alternation per pattern family (``families``, ``stock:NAME``, ``moves:NAME``): a
+    #: single scan of the reply tells which families need their patterns run at all.
+    prefilter: dict[str, re.Pattern[str]] = field(default_factory=dict)
 
 
 def _compile_all(patterns: Iterable[str]) -> tuple[re.Pattern[str], ...]:
@@ -217,6 +220,14 @@ def load_guard_data() -> GuardData:
     for tag, listed in raw["word_classes"].items():
         for w in str(listed).split():
             word_classes.setdefault(w, tag)
+    stock = {k: _compile_all(v) for k, v in raw["stock"].items()}
+    moves = {k: _compile_all(v) for k, v in raw["moves"].items()}
+    prefilter = {
+        key: re.compile("|".join(f"(?:{p.pattern})" for p in pats), re.IGNORECASE)
+        for group, table in (("", families), ("stock:", stock), ("moves:", moves))
+        for name, pats in table.items()
+        for key in [group + name]
+    }
     return GuardData(
         version=int(raw["version"]),
         function_words=frozenset(raw["function_words"].split()),
@@ -224,12 +235,13 @@ def load_guard_data() -> GuardData:
         known_names=frozenset(raw["known_names"].split()),
         topic_free=frozenset(raw["topic_free"].split()),
         families=families,
-        stock={k: _compile_all(v) for k, v in raw["stock"].items()},
-        moves={k: _compile_all(v) for k, v in raw["moves"].items()},
+        stock=stock,
+        moves=moves,
         foreign={
             k: frozenset(v.split()) - lookalikes for k, v in raw["foreign_function_words"].items()
         },
         word_classes=word_classes,
+        prefilter=prefilter,
     )
 
 
@@ -289,6 +301,9 @@ def script_of(ch: str) -> str:
         return "UNKNOWN"
     first = name.split(" ", 1)[0]
     return "CJK" if first in ("CJK", "IDEOGRAPHIC") else first
+
+
+EMOJI_RE = re.compile("[\u2190-\u2bff\u2600-\u27bf\U0001f000-\U0001faff]")
 
 
 def _is_emoji(ch: str) -> bool:
@@ -623,7 +638,7 @@ class ReplyGuards:
         moves = frozenset(
             m
             for m, pats in d.moves.items()
-            if any(p.search(norm) for p in pats)
+            if d.prefilter[f"moves:{m}"].search(norm)
             and any(_first(pats, s.text, negatable=True) for s in sentences)
         )
         if any(s.is_question for s in sentences):
@@ -631,7 +646,7 @@ class ReplyGuards:
         stock_hits = 0
         stock_moves = 0
         for name, pats in d.stock.items():
-            n = _count(pats, reply)
+            n = _count(pats, reply) if d.prefilter[f"stock:{name}"].search(norm) else 0
             stock_hits += n
             stock_moves += n > 0 and name != "cliche"
         return _ReplyFacts(
@@ -641,12 +656,14 @@ class ReplyGuards:
             moves=moves,
             stock_hits=stock_hits,
             stock_moves=stock_moves,
-            performative=_first(d.stock["performative"], reply),
+            performative=_first(d.stock["performative"], reply)
+            if d.prefilter["stock:performative"].search(norm)
+            else None,
             families=frozenset(
                 name
                 for name, pats in d.families.items()
                 if name not in ("user_despair", "safety_context")
-                and any(p.search(norm) for p in pats)
+                and d.prefilter[name].search(norm)
             ),
         )
 
@@ -865,7 +882,7 @@ class ReplyGuards:
             v.penalise("A", -1, first, "tone mismatch: shouting in capitals")
             for a in AXES:
                 v.cap(a, 1, "shouting")
-        emoji = sum(_is_emoji(ch) for ch in reply)
+        emoji = sum(_is_emoji(ch) for ch in reply) if not reply.isascii() else 0
         visible = sum(not ch.isspace() for ch in reply)
         if emoji >= 3 or (emoji and emoji / visible > 0.1):
             v.penalise("A", -1, first, f"tone mismatch: {emoji} emoji/symbols")
