@@ -129,6 +129,7 @@ BROKEN_RES = tuple(
 )
 _HOW_BEFORE = re.compile(r"(?i)\b(?:how|what)\b[^.?!]{0,12}$")
 
+
 # ================================================================================================
 # Public API
 # ================================================================================================
@@ -662,8 +663,7 @@ class ReplyGuards:
             families=frozenset(
                 name
                 for name, pats in d.families.items()
-                if name not in ("user_despair", "safety_context")
-                and d.prefilter[name].search(norm)
+                if name not in ("user_despair", "safety_context") and d.prefilter[name].search(norm)
             ),
         )
 
@@ -1013,7 +1013,10 @@ class ReplyGuards:
             words = [
                 w
                 for w in (m.group(2).lower(), (m.group(3) or "").lower())
-                if w and len(w) >= 3 and w not in d.function_words and w not in d.generic_words
+                if w
+                and len(w) >= 3
+                and w not in d.function_words
+                and w not in d.generic_words
                 and w not in d.topic_free
             ]
             if words and not any(_stem(w.removesuffix("'s")) in said for w in words):
