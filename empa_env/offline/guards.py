@@ -50,7 +50,7 @@ SALAD_SHARE = 0.4
 #: percentile of the scripted references' replies is about -0.35; shuffled replies' median -0.6).
 REPLY_FLUENCY_THRESHOLD = -0.55
 #: ... counted over at least this many words (a short question is too little to judge).
-REPLY_FLUENCY_MIN_WORDS = 10
+REPLY_FLUENCY_MIN_WORDS = 14
 #: Word counts: a wall of text (caps every axis at 1) and a reply that is only length (void).
 LONG_WORDS = 120
 VERY_LONG_WORDS = 250

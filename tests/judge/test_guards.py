@@ -273,7 +273,21 @@ def test_only_questions_caps_and_moves_have_diminishing_returns(guards):
 
 def test_replies_for_someone_else_are_capped(guards):
     v = inspect(guards, "It sounds like Emre and the Sparkasse app have left you locked out.")
-    assert all(c == 0 for c in v.progress_caps.values()) and levels(v)["C"] == -1
+    assert v.progress_caps["C"] == 0 and v.progress_caps["P"] == 0 and levels(v)["C"] == -1
+    assert v.progress_caps["A"] <= 1 and v.discredited  # its only sentence cannot be evidence
+
+
+def test_a_reply_that_tells_its_own_story_is_not_off_topic(guards):
+    """Lexical relevance catches clear cases only: a reply that shares the person's words, or
+    mentions one thing of its own, keeps its credit (closeness of meaning is the semantic layer's
+    job)."""
+    for reply in (
+        "I had the same with my sister. It took me months to stop blaming myself.",
+        "So sorry for your loss. I'm here if you want to talk.",
+        "Kyle getting the job after you trained him would sting anyone.",
+    ):
+        v = inspect(guards, reply)
+        assert min(v.progress_caps.values()) > 0, (reply, v)
 
 
 def test_sentence_splitting_keeps_verbatim_spans():
