@@ -218,6 +218,25 @@ def _feelings(messages: Messages) -> list[str]:
     return found
 
 
+#: When the user names no feeling: a cautious guess from what they describe (cue -> feeling).
+FEELING_CUES = (
+    (("died", "funeral", "miss ", "passed away", "grave", "lost her", "lost him"), "sad"),
+    (("unfair", "annoyed", "stupid", "ridiculous", "fault", "lied", "blame"), "frustrated"),
+    (("rent", "money", "deadline", "exam", "test", "results", "what if", "diagnos"), "worried"),
+    (("alone", "nobody", "no one", "quiet", "left out", "ignored"), "lonely"),
+    (("embarrass", "laughed", "mistake", "failed", "wrong"), "embarrassed"),
+)
+
+
+def _inferred_feeling(messages: Messages) -> str:
+    """A feeling the user's words suggest (``stressed`` if nothing does)."""
+    text = " ".join(_user_texts(messages)).lower()
+    for cues, feeling in FEELING_CUES:
+        if any(c in text for c in cues):
+            return feeling
+    return "stressed"
+
+
 def _dominant_need(messages: Messages) -> str:
     text = " ".join(_user_texts(messages)).lower()
     scores = {
@@ -351,34 +370,22 @@ class AttunedPolicy(StatelessPolicy):
         turn = _turn(messages)
         np_, theme = _topic_phrase(messages)
         feelings = _feelings(messages)
-        feeling = feelings[0] if feelings else None
-        deeper = FEELINGS.get(feeling or "", "alone")
-        felt = (
-            [
-                f"It makes sense that you feel {feeling} about {np_}.",
-                f"Feeling {feeling} after {np_} is understandable.",
-                f"Of course {np_} left you feeling {feeling}.",
-                f"No wonder you are {feeling}; {np_} would wear anyone down.",
-                f"I can see why {np_} has you feeling so {feeling}.",
-                f"Anyone in your place would feel {feeling} about {np_}.",
-                f"Being {feeling} is a fair response to {np_}.",
-            ]
-            if feeling
-            else [
-                f"It makes sense that {np_} got to you.",
-                f"Of course {np_} is hard to shake off.",
-                f"No wonder {np_} stays on your mind.",
-                f"I can see why {np_} weighs on you.",
-                f"Anyone in your place would be shaken by {np_}.",
-                f"That is a lot to carry, with {np_} on top of everything.",
-                f"Something like {np_} would unsettle most people.",
-            ]
-        )
+        feeling = feelings[0] if feelings else _inferred_feeling(messages)
+        deeper = FEELINGS.get(feeling, "alone")
+        felt = [
+            f"It makes sense that {np_} has left you feeling {feeling}.",
+            f"Of course {np_} left you feeling {feeling}.",
+            f"I can see why {np_} has you feeling so {feeling}.",
+            f"Anyone in your place would feel {feeling} about {np_}.",
+            f"That is a lot to carry, and feeling {feeling} about {np_} makes sense.",
+            f"No wonder you feel {feeling}; {np_} would wear anyone down.",
+            f"Feeling {feeling} after {np_} is understandable.",
+        ]
         reflect = [
             f"So {np_} is what keeps coming back for you.",
             f"If I follow you, {np_} matters more than it first seemed.",
             f"It sounds like {np_} touched something important.",
-            f"You keep returning to {theme}, and I am listening.",
+            f"It sounds like {theme} has been weighing on you for a while.",
             f"Let me check I have it right: {np_} is the heart of it.",
             f"From what you say, {np_} is where it hurts.",
         ]
@@ -405,12 +412,12 @@ class AttunedPolicy(StatelessPolicy):
         affirm = [
             f"You have kept going through {theme}, and that counts for something.",
             f"The fact that you still care about {theme} says something good about you.",
-            f"You have been handling {theme} mostly on your own.",
+            f"You have been carrying {theme} with a lot of care.",
             f"It took real strength to keep facing {theme}.",
         ]
         agency = [
-            "What would you want for yourself here, on your own terms?",
-            f"It is your call what happens next with {theme}.",
+            f"What would help you most with {theme} right now?",
+            f"What is one thing about {theme} you would like to feel differently about?",
             f"You get to decide how much of {theme} you take on.",
             "What matters most to you, when you picture the next few weeks?",
         ]
@@ -428,23 +435,36 @@ class AttunedPolicy(StatelessPolicy):
 
 
 class AdviceGiverPolicy(StatelessPolicy):
-    """Engages with the topic and offers practical advice, without emotional attunement."""
+    """Engages with the topic and offers practical advice, without emotional attunement.
+
+    Fourteen differently built pieces of advice about the user's latest topic, in a fixed order:
+    no two within a conversation's last eight turns share a sentence skeleton, so the reference
+    is judged on its advice rather than voided as a repeated template."""
 
     name = "advice_giver"
 
+    ADVICE = (
+        "About {np}: you could try writing down your options and the pros and cons of each.",
+        "One thing that might help with {np} is to talk it through with someone you trust.",
+        "Have you considered setting aside an hour this week to plan around {np}?",
+        "Break {np} into smaller steps and start with the easiest one tomorrow.",
+        "Before deciding anything, get more information about {np} from someone who knows.",
+        "A routine often helps: regular sleep, some exercise and a clear plan for the week.",
+        "Make a list tonight of what you can change about {np} and what you cannot.",
+        "If {np} keeps coming up, ask a professional for practical advice on it.",
+        "Try giving yourself a deadline for {np}, and put it in your calendar.",
+        "It is usually easier to deal with {np} in the morning, when you are rested.",
+        "Could a friend or relative take over one small part of {np} for a while?",
+        "Write to the people involved in {np} and ask them plainly what they expect.",
+        "Set one small goal about {np} for the next three days and check it off.",
+        "Look up how other people have handled {np}; there are good guides online.",
+    )
+
     def reply(self, messages: Messages) -> str:
-        topic = _last_topic(messages)
-        return _pick(
-            [
-                f"About {topic}: you could try writing down your options and the pros and cons of each.",
-                f"One thing that might help with {topic} is to talk it through with someone you trust.",
-                f"Have you considered setting aside some time this week to plan around {topic}?",
-                f"With {topic}, it can help to break things into smaller steps and start with one.",
-                f"You could try getting more information about {topic} before deciding anything.",
-                f"Regarding {topic}, maybe try a routine: sleep, exercise, and a clear plan for the week.",
-            ],
-            messages,
-        )
+        np_, _ = _topic_phrase(messages)
+        template = self.ADVICE[_turn(messages) % len(self.ADVICE)]
+        text = template.replace("{np}", np_)
+        return text[:1].upper() + text[1:]
 
 
 class LecturerPolicy(StatelessPolicy):

@@ -62,7 +62,12 @@ class GuardedJudger(Judger):
     def combine(self, reply: str, verdict, inner: Judgement) -> Judgement:  # noqa: ANN001
         """Apply a :class:`~empa_env.offline.guards.GuardVerdict` to the inner judgement."""
         if inner.failed:
-            return inner
+            if not verdict.void_reason:
+                return inner
+            # The guards rate a void reply on their own (e.g. another script the inner encoder
+            # cannot read): a penalty, never a judge failure that costs the policy nothing.
+            zeros = {a: 0 for a in AXES}
+            inner = Judgement(prog=dict(zeros), neg=dict(zeros), judge=inner.judge or self.name)
         prog = dict(inner.prog)
         neg = dict(inner.neg)
         evidence = dict(inner.evidence)

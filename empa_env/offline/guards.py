@@ -48,7 +48,9 @@ CONTENT_RUN = 5
 SALAD_SHARE = 0.4
 #: A reply whose word-weighted mean fluency is below this is word salad as a whole (the 1st
 #: percentile of the scripted references' replies is about -0.35; shuffled replies' median -0.6).
-REPLY_FLUENCY_THRESHOLD = -0.45
+REPLY_FLUENCY_THRESHOLD = -0.55
+#: ... counted over at least this many words (a short question is too little to judge).
+REPLY_FLUENCY_MIN_WORDS = 14
 #: Word counts: a wall of text (caps every axis at 1) and a reply that is only length (void).
 LONG_WORDS = 120
 VERY_LONG_WORDS = 250
@@ -69,6 +71,9 @@ LOOKBACK = 8
 TEMPLATE_SHARE = 0.5
 #: Share of letters in the wrong script (or of foreign function words) that makes a reply foreign.
 FOREIGN_SHARE = 0.3
+#: Mentions of topics or names this user never raised that, with no word of theirs in the reply,
+#: show a reply written for another conversation.
+FOREIGN_MENTIONS = 2
 #: Minimum letters before the script and shouting checks mean anything.
 MIN_LETTERS = 8
 
@@ -94,6 +99,8 @@ SCRIPT_OF_LANGUAGE = {
 TOKEN_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*|\d+")
 SENTENCE_RE = re.compile(r"[^.!?\n]+(?:[.!?]+[\"')\]]*|$)|[.!?]+")
 FLUENCY_TOKEN_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*|\d+|[,;:()\-\u2013\u2014]")
+#: A topic the reply talks about as the user's: "the rent", "your grandson", "the bank app".
+TOPIC_RE = re.compile(r"\b(the|your)\s+([a-z][a-z'-]+)(?:\s+([a-z][a-z'-]+))?", re.IGNORECASE)
 PLACEHOLDER_RE = re.compile(r"\{(\w+)\}")
 #: A clause that ends on a word that cannot end one ("a sense of being.", "you are ;").
 DANGLING_RE = re.compile(
@@ -101,6 +108,26 @@ DANGLING_RE = re.compile(
     r"\s*(?:[.;!]|,\s*(?:and|but)\b|$)",
     re.IGNORECASE,
 )
+
+#: A clause with a word missing: a feeling word deleted ("left you feeling.", "would feel about
+#: the flat", "has felt in this"), or two sentences run together ("wear anyone How has").
+BROKEN_RES = tuple(
+    re.compile(p)
+    for p in (
+        r"(?i)\b(?:you|me|them|about|of|keeps?|kept|left|leaves?|still|stop|started?|been|be|"
+        r"are|is|am|were|was)\s+feeling\s*(?:[.;!]|$)",
+        r"(?i)\b(?:feeling|felt|feel|you are|you're) (?:so|very|really|quite)\s*(?:[.;,!]|$)",
+        r"(?i)\b(?:you|they) (?:are|feel|felt)\s*[;,]\s",
+        r"(?i)\b(?:would|could|will|to) feel about (?:the|your|this|that|my|his|her)\b",
+        r"(?i)\bfeeling (?:more than|after|about) (?:you|the|your|that|this)\b",
+        r"(?i)\bfelt in (?:this|it)\b",
+        r"^Feeling (?:after|about|by) ",
+        r"\b(?!(?:but|if|and|as|because|that|when|then|or|though|although)\b)[a-z]{2,} "
+        r"(?:What|How|When|Maybe|Perhaps|It|The|You|Anyone|Being|Feeling|No|So|If|"
+        r"Let|From|Which|Rather|Another|That|Of|Is|Are|Do|Does|Did)\b",
+    )
+)
+_HOW_BEFORE = re.compile(r"(?i)\b(?:how|what)\b[^.?!]{0,12}$")
 
 
 # ================================================================================================
@@ -150,11 +177,15 @@ class GuardData:
     function_words: frozenset[str]
     generic_words: frozenset[str]
     known_names: frozenset[str]
+    topic_free: frozenset[str]
     families: dict[str, tuple[re.Pattern[str], ...]]
     stock: dict[str, tuple[re.Pattern[str], ...]]
     moves: dict[str, tuple[re.Pattern[str], ...]]
     foreign: dict[str, frozenset[str]]
     word_classes: dict[str, str]
+    #: One alternation per pattern family (``families``, ``stock:NAME``, ``moves:NAME``): a
+    #: single scan of the reply tells which families need their patterns run at all.
+    prefilter: dict[str, re.Pattern[str]] = field(default_factory=dict)
 
 
 def _compile_all(patterns: Iterable[str]) -> tuple[re.Pattern[str], ...]:
@@ -190,18 +221,28 @@ def load_guard_data() -> GuardData:
     for tag, listed in raw["word_classes"].items():
         for w in str(listed).split():
             word_classes.setdefault(w, tag)
+    stock = {k: _compile_all(v) for k, v in raw["stock"].items()}
+    moves = {k: _compile_all(v) for k, v in raw["moves"].items()}
+    prefilter = {
+        key: re.compile("|".join(f"(?:{p.pattern})" for p in pats), re.IGNORECASE)
+        for group, table in (("", families), ("stock:", stock), ("moves:", moves))
+        for name, pats in table.items()
+        for key in [group + name]
+    }
     return GuardData(
         version=int(raw["version"]),
         function_words=frozenset(raw["function_words"].split()),
         generic_words=frozenset(raw["generic_words"].split()),
         known_names=frozenset(raw["known_names"].split()),
+        topic_free=frozenset(raw["topic_free"].split()),
         families=families,
-        stock={k: _compile_all(v) for k, v in raw["stock"].items()},
-        moves={k: _compile_all(v) for k, v in raw["moves"].items()},
+        stock=stock,
+        moves=moves,
         foreign={
             k: frozenset(v.split()) - lookalikes for k, v in raw["foreign_function_words"].items()
         },
         word_classes=word_classes,
+        prefilter=prefilter,
     )
 
 
@@ -263,6 +304,9 @@ def script_of(ch: str) -> str:
     return "CJK" if first in ("CJK", "IDEOGRAPHIC") else first
 
 
+EMOJI_RE = re.compile("[\u2190-\u2bff\u2600-\u27bf\U0001f000-\U0001faff]")
+
+
 def _is_emoji(ch: str) -> bool:
     return unicodedata.category(ch) == "So" or 0x1F000 <= ord(ch) <= 0x1FAFF
 
@@ -281,6 +325,37 @@ def _first(patterns: Sequence[re.Pattern[str]], text: str, negatable: bool = Fal
     for p in patterns:
         for m in p.finditer(norm):
             if negatable and _negated(norm, m.start()):
+                continue
+            if best is None or m.start() < best[0]:
+                best = (m.start(), m.end())
+            break
+    return text[best[0] : best[1]] if best else None
+
+
+#: Words before a contempt phrase that make it the speaker's self-talk or a report of someone
+#: else's words ("I felt like such a loser", "my parents told me I was a failure").
+SELF_TALK_RE = re.compile(r"\b(?:i|i'm|i've|i'd|i was|me|my|myself)\b", re.IGNORECASE)
+REPORTED_RE = re.compile(
+    r"\b(?:they|he|she|people|parents|someone|others|voice|brain|it|everyone|mom|dad|mother|"
+    r"father)\s+(?:\w+\s+)?(?:tells?|told|says?|said|thinks?|thought|calls?|called|whispers?|"
+    r"make you feel|makes you feel)\b|\b(?:doubt|may feel like|might feel like|feel like)\b",
+    re.IGNORECASE,
+)
+
+
+def _first_direct(patterns: Sequence[re.Pattern[str]], text: str) -> str | None:
+    """Like :func:`_first` (negatable) but skipping self-talk and reported words: a phrase that
+    does not start with "you" after a first-person word, or any phrase after a reporting verb."""
+    norm = normalise(text)
+    best: tuple[int, int] | None = None
+    for p in patterns:
+        for m in p.finditer(norm):
+            before = norm[: m.start()]
+            if _negated(norm, m.start()) or REPORTED_RE.search(before):
+                continue
+            if not m.group(0).lower().startswith("you") and SELF_TALK_RE.search(before):
+                continue
+            if re.match(r"\s+(?:i|i'm|i am|i was|me)\b", norm[m.end() :], re.IGNORECASE):
                 continue
             if best is None or m.start() < best[0]:
                 best = (m.start(), m.end())
@@ -564,7 +639,7 @@ class ReplyGuards:
         moves = frozenset(
             m
             for m, pats in d.moves.items()
-            if any(p.search(norm) for p in pats)
+            if d.prefilter[f"moves:{m}"].search(norm)
             and any(_first(pats, s.text, negatable=True) for s in sentences)
         )
         if any(s.is_question for s in sentences):
@@ -572,7 +647,7 @@ class ReplyGuards:
         stock_hits = 0
         stock_moves = 0
         for name, pats in d.stock.items():
-            n = _count(pats, reply)
+            n = _count(pats, reply) if d.prefilter[f"stock:{name}"].search(norm) else 0
             stock_hits += n
             stock_moves += n > 0 and name != "cliche"
         return _ReplyFacts(
@@ -582,12 +657,13 @@ class ReplyGuards:
             moves=moves,
             stock_hits=stock_hits,
             stock_moves=stock_moves,
-            performative=_first(d.stock["performative"], reply),
+            performative=_first(d.stock["performative"], reply)
+            if d.prefilter["stock:performative"].search(norm)
+            else None,
             families=frozenset(
                 name
                 for name, pats in d.families.items()
-                if name not in ("user_despair", "safety_context")
-                and any(p.search(norm) for p in pats)
+                if name not in ("user_despair", "safety_context") and d.prefilter[name].search(norm)
             ),
         )
 
@@ -611,8 +687,13 @@ class ReplyGuards:
             return False, f"{run} content words in a row", mean
         if len(tokens(text)) >= FLUENCY_MIN_WORDS and mean < FLUENCY_THRESHOLD:
             return False, f"word order unlike English (fluency {mean:.2f})", mean
-        if DANGLING_RE.search(normalise(text)) and not text.rstrip().endswith("?"):
+        norm = normalise(text)
+        if DANGLING_RE.search(norm) and not text.rstrip().endswith("?"):
             return False, "a sentence that breaks off (a word is missing)", mean
+        for pattern in BROKEN_RES:
+            m = pattern.search(norm)
+            if m and not _HOW_BEFORE.search(norm[: m.start()]):
+                return False, f"a word is missing ({m.group(0).strip()!r})", mean
         return True, f"fluency {mean:.2f}", mean
 
     # --- checks ---------------------------------------------------------------------------------
@@ -704,7 +785,7 @@ class ReplyGuards:
         done = {k for k in ("contempt", "blame", "denial", "minimising") if k not in facts.families}
         for s in facts.sentences:
             if "contempt" not in done:
-                hit = _first(f["contempt"], s.text, negatable=True)
+                hit = _first_direct(f["contempt"], s.text)
                 if hit:
                     v.penalise("A", -2, s.text, f"contempt for the user ({hit!r})")
                     v.make_void("contempt or insult")
@@ -751,7 +832,11 @@ class ReplyGuards:
                 bad_words += len(s.words)
                 bad.append((s.text, why))
         overall = weighted / counted if counted else 0.0
-        if overall < REPLY_FLUENCY_THRESHOLD and counted >= FLUENCY_MIN_WORDS:
+        if (
+            overall < REPLY_FLUENCY_THRESHOLD
+            and counted >= REPLY_FLUENCY_MIN_WORDS
+            and len(facts.sentences) >= 2
+        ):
             quote = facts.sentences[0].text
             why = f"word order unlike English (reply fluency {overall:.2f})"
             v.penalise("C", -1, quote, f"incoherent: {why}; nothing can be understood")
@@ -797,7 +882,7 @@ class ReplyGuards:
             v.penalise("A", -1, first, "tone mismatch: shouting in capitals")
             for a in AXES:
                 v.cap(a, 1, "shouting")
-        emoji = sum(_is_emoji(ch) for ch in reply)
+        emoji = sum(_is_emoji(ch) for ch in reply) if not reply.isascii() else 0
         visible = sum(not ch.isspace() for ch in reply)
         if emoji >= 3 or (emoji and emoji / visible > 0.1):
             v.penalise("A", -1, first, f"tone mismatch: {emoji} emoji/symbols")
@@ -882,53 +967,78 @@ class ReplyGuards:
     def _relevance(
         self, reply: str, facts: _ReplyFacts, users: list[str], language: str, v: _Verdict
     ) -> None:
+        """Lexical relevance, for clear cases only (how close a reply is in meaning is the
+        semantic layer's job): a reply that shares no content word with anything this user said
+        *and* talks about a topic ("the rent", "your grandson") or a person ("Kemal") they never
+        raised was written for another conversation. A sentence about a topic or a person this
+        user never raised cannot be evidence of progress; nothing else is capped here."""
         if not users or language != "en":
             return
+        said_words = [w.removesuffix("'s") for t in users for w in tokens(t)]
+        said = {_stem(w) for w in said_words} | set(said_words)
         d = self.data
-        said_words = [w for t in users for w in tokens(t)]
-        focus = users[:1] + users[-4:]
-        said_all = {_stem(w.removesuffix("'s")) for w in said_words}
-        said = {_stem(w.removesuffix("'s")) for t in focus for w in tokens(t)}
-        content = {
-            _stem(w.removesuffix("'s"))
+        overlap = any(
+            _stem(w.removesuffix("'s")) in said
             for w in facts.words
-            if len(w) > 3 and w not in d.function_words and w not in d.generic_words
-        }
-        if not content & said:
-            if len(facts.words) >= 6:
-                v.penalise(
-                    "C", -1, facts.sentences[0].text, "misses the point: nothing of what they said"
-                )
-            v.cap("C", 0, "nothing in the reply touches what this user said")
-            v.cap("P", 0, "nothing in the reply touches what this user said")
-            v.cap("A", 1, "generic: nothing in the reply touches what this user said")
-        # Sentences about things this user never raised (two or more content words, none theirs).
+            if len(w) >= 3 and w not in d.function_words and w not in d.generic_words
+        )
+        strangers: list[tuple[str, str]] = []  # (sentence, topic or name) the user never raised
+        mentions = 0
+        distinct: set[str] = set()
         for s in facts.sentences:
-            words = {
-                _stem(w.removesuffix("'s"))
-                for w in s.words
-                if len(w) > 3 and w not in d.function_words and w not in d.generic_words
-            }
-            if len(words) >= 2 and not words & said_all:
-                v.penalise("C", -1, s.text, "drifts to something this user never raised")
-                v.penalise("A", -1, s.text, "tone mismatch: small talk instead of the person")
-                for a in AXES:
-                    v.cap(a, 0, "drifts off topic")
-                break
-        # Names the user never mentioned: the reply was written for someone else.
-        lower_said = {w.removesuffix("'s") for w in said_words}
-        for s in facts.sentences:
-            raw = TOKEN_RE.findall(normalise(s.text))
-            for i, tok in enumerate(raw):
-                if i == 0 or not tok[0].isupper() or tok.isupper() and len(tok) > 1:
-                    continue
-                low = tok.lower().removesuffix("'s")
-                if low in d.function_words or low in d.known_names or low in lower_said:
-                    continue
-                v.penalise("C", -1, s.text, f"talks about {tok!r}, whom this user never mentioned")
-                for a in AXES:
-                    v.cap(a, 0, "written for another conversation")
-                return
+            topics = self._foreign_topics(s.text, said)
+            name = self._foreign_name(s.text, said)
+            mentions += len(topics) + bool(name)
+            distinct.update(t.lower() for t in topics)
+            distinct.update([str(name).lower()] if name else [])
+            if topics or name:
+                strangers.append((s.text, topics[0] if topics else str(name)))
+        if not strangers:
+            return
+        v.discredited.extend(t for t, _ in strangers)
+        if overlap or len(distinct) < FOREIGN_MENTIONS:
+            v.notes.append(f"{strangers[0][1]!r} was never raised by this user: no credit there")
+            return
+        quote, what = strangers[0]
+        v.penalise("C", -1, quote, f"talks about {what!r}, which this user never raised")
+        v.cap("C", 0, "written for another conversation: nothing of what this user said")
+        v.cap("P", 0, "written for another conversation")
+        v.cap("A", 1, "written for another conversation")
+
+    def _foreign_topics(self, sentence: str, said: set[str]) -> list[str]:
+        """Each "the/your + noun" of ``sentence`` whose content words this user never used."""
+        d = self.data
+        out = []
+        for m in TOPIC_RE.finditer(normalise(sentence)):
+            words = [
+                w
+                for w in (m.group(2).lower(), (m.group(3) or "").lower())
+                if w
+                and len(w) >= 3
+                and w not in d.function_words
+                and w not in d.generic_words
+                and w not in d.topic_free
+            ]
+            if words and not any(_stem(w.removesuffix("'s")) in said for w in words):
+                out.append(sentence[m.start() : m.end()])
+        return out
+
+    def _foreign_name(self, sentence: str, said: set[str]) -> str | None:
+        """A capitalised word inside ``sentence`` (a name) that this user never used."""
+        d = self.data
+        raw = TOKEN_RE.findall(normalise(sentence))
+        for i, tok in enumerate(raw):
+            if i == 0 or not tok[0].isupper() or (tok.isupper() and len(tok) > 1):
+                continue
+            low = tok.lower().removesuffix("'s")
+            if raw[i - 1].lower() in ("i", "and") and i == 1:
+                continue
+            if low in d.function_words or low in d.known_names or low in said:
+                continue
+            if low in d.word_classes or low in d.generic_words or low in d.topic_free:
+                continue
+            return tok
+        return None
 
     def _moves(self, facts: _ReplyFacts, earlier: list[str], v: _Verdict) -> None:
         axis_of = {"validate": "A", "ask": "C", "advise": "P"}

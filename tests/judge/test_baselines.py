@@ -83,3 +83,32 @@ def test_no_keyword_salad_like_the_old_attuned(episodes):
 def test_registries():
     assert {"stock_phrases", "word_salad"} <= set(PROBE_POLICIES)
     assert set(REFERENCE_POLICIES) | set(PROBE_POLICIES) <= set(SCRIPTED)
+
+
+@pytest.mark.slow
+def test_attuned_beats_advice_beats_lecturer_with_the_default_judge(judge_under_test):
+    """On the 30 benchmark cases: the honest attuned baseline is clearly above the advice-giver
+    (which is above the lecturer), and reaches success on at least one case."""
+    import statistics
+
+    from baselines.policies.scripted import AdviceGiverPolicy, LecturerPolicy
+
+    def run(policy) -> tuple[float, int]:  # noqa: ANN001
+        env = EMPAEnv("empa30-v1", judger=judge_under_test)
+        scores, wins = [], 0
+        for case in env.cases:
+            env.reset(seed=0, options={"case": case})
+            while True:
+                *_, term, trunc, info = env.step(policy(env.messages))
+                if term or trunc:
+                    scores.append(info["epm"]["EPM_Index"])
+                    wins += bool(info["epm"]["success"])
+                    break
+        return statistics.mean(scores), wins
+
+    attuned, advice, lecturer = (
+        run(p()) for p in (AttunedPolicy, AdviceGiverPolicy, LecturerPolicy)
+    )
+    assert attuned[0] > advice[0] + 3, (attuned, advice)
+    assert attuned[1] >= 1, attuned
+    assert advice[0] > lecturer[0] + 3, (advice, lecturer)

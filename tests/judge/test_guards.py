@@ -3,7 +3,9 @@ as GuardedJudger applies it, and the guards' speed."""
 
 from __future__ import annotations
 
-import time
+import csv
+import json
+from pathlib import Path
 
 import pytest
 
@@ -271,7 +273,21 @@ def test_only_questions_caps_and_moves_have_diminishing_returns(guards):
 
 def test_replies_for_someone_else_are_capped(guards):
     v = inspect(guards, "It sounds like Emre and the Sparkasse app have left you locked out.")
-    assert all(c == 0 for c in v.progress_caps.values()) and levels(v)["C"] == -1
+    assert v.progress_caps["C"] == 0 and v.progress_caps["P"] == 0 and levels(v)["C"] == -1
+    assert v.progress_caps["A"] <= 1 and v.discredited  # its only sentence cannot be evidence
+
+
+def test_a_reply_that_tells_its_own_story_is_not_off_topic(guards):
+    """Lexical relevance catches clear cases only: a reply that shares the person's words, or
+    mentions one thing of its own, keeps its credit (closeness of meaning is the semantic layer's
+    job)."""
+    for reply in (
+        "I had the same with my sister. It took me months to stop blaming myself.",
+        "So sorry for your loss. I'm here if you want to talk.",
+        "Kyle getting the job after you trained him would sting anyone.",
+    ):
+        v = inspect(guards, reply)
+        assert min(v.progress_caps.values()) > 0, (reply, v)
 
 
 def test_sentence_splitting_keeps_verbatim_spans():
@@ -304,24 +320,51 @@ def test_guarded_judger_applies_the_verdict_with_verbatim_evidence():
     assert insult.neg["A"] == -2 and not any(insult.prog.values())
 
 
-def test_guards_are_fast(guards):
-    """About half a millisecond per new reply on an idle core (median of five batches, after a
-    warm-up); the bound leaves room for the shared 2-core test machine."""
-    replies = [
-        GOOD,
-        "It sounds like switchboard and between left you weighed down.",
-        "I hear you about Kyle, but you should have asked Diane sooner.",
-        "What happened with Kyle? How did Diane tell you?",
+# --- no false penalties on genuine empathy --------------------------------------------------
+# Speed is measured by benchmarks/perf/perf_guards.py, never asserted here (shared machines).
+EPITOME_DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "epitome" / "dev.csv"
+CORPUS = Path(__file__).resolve().parents[2] / "empa_env/offline/semantic/corpus/replies.jsonl"
+
+
+def _false_rates(guards: ReplyGuards, pairs: list[tuple[list[str], str]]) -> tuple[float, float]:
+    """(share voided, share with some axis capped at 0) of genuinely empathetic replies."""
+    void = cap = 0
+    for context, reply in pairs:
+        v = guards.inspect(reply, tuple(Message("user", c) for c in context), "en")
+        void += bool(v.void_reason)
+        cap += not v.void_reason and min(v.progress_caps.values()) == 0
+    return void / len(pairs), cap / len(pairs)
+
+
+def test_few_false_penalties_on_human_labelled_empathy(guards):
+    """EPITOME (evaluation only, read in place, never copied): responses with any level > 0 for
+    emotional reactions, interpretations or explorations, the seeker post as the user's message.
+    Voids left are mostly walls of text, talk of self-harm and Reddit slang."""
+    if not EPITOME_DEV.exists():
+        pytest.skip(f"EPITOME not found at {EPITOME_DEV}")
+    with EPITOME_DEV.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    pairs = [
+        ([r["seeker_post"]], r["response_post"])
+        for r in rows
+        if max(int(r["ER"]), int(r["IP"]), int(r["EX"])) > 0
     ]
-    history = HISTORY * 6
-    for r in replies:
-        guards.inspect(r, history, "en")
-    batches = []
-    for b in range(5):
-        start = time.perf_counter()
-        for i in range(100):
-            for r in replies:
-                guards.inspect(f"{r} ({b}.{i})", history, "en")
-        batches.append((time.perf_counter() - start) / (100 * len(replies)))
-    per_reply = sorted(batches)[2]
-    assert per_reply < 1.5e-3, f"{per_reply * 1e3:.2f} ms per reply"
+    assert len(pairs) > 1000
+    void, cap = _false_rates(guards, pairs)
+    assert void <= 0.06, f"{void:.1%} of genuine responses voided"
+    assert cap <= 0.10, f"{cap:.1%} of genuine responses capped at 0"
+
+
+def test_few_false_penalties_on_the_corpus_genuine_replies(guards):
+    pairs = []
+    with CORPUS.open(encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            if row["family"] == "genuine" and any(
+                v > 0 for k, v in row["levels"].items() if k.endswith("_Prog")
+            ):
+                pairs.append((row["context"], row["reply"]))
+    assert len(pairs) > 1000
+    void, cap = _false_rates(guards, pairs)
+    assert void <= 0.02, f"{void:.1%} of genuine replies voided"
+    assert cap <= 0.10, f"{cap:.1%} of genuine replies capped at 0"
