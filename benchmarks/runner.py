@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import sys
 import traceback
 from collections.abc import Sequence
@@ -220,6 +221,7 @@ async def run_benchmark(
         store.close()  # a refused policy leaves the run directory free
         raise
     done = store.finished_keys()
+    earlier_usage = json.loads(store.run_info().get("usage") or "{}")
     todo = [
         (p, c, s)
         for p in loaded
@@ -265,8 +267,8 @@ async def run_benchmark(
                 finished += 1
                 invalid += bool(reason)
                 usage = run_usage(roles, loaded)
-                if usage:
-                    store.set_run_value("usage", usage)
+                if usage:  # this process's ledger on top of the earlier processes' of the run
+                    store.set_run_value("usage", add_usage(earlier_usage, usage))
             bar.update(1)
 
     try:
@@ -309,6 +311,19 @@ async def score_nee(panel: Any, case: Case, env: EMPAEnv, epm_index: float) -> d
         "nee_failures": len(outcome.failures),
         "FCS": None if nee is None else fcs(epm_index, nee),
     }
+
+
+def add_usage(earlier: Any, now: Any) -> Any:
+    """Two ledgers added up: numbers summed, mappings merged key by key (a resumed run's total)."""
+    if isinstance(earlier, dict) and isinstance(now, dict):
+        return {k: add_usage(earlier.get(k), now.get(k)) for k in {**earlier, **now}}
+    if earlier is None:
+        return now
+    if now is None:
+        return earlier
+    if isinstance(earlier, int | float) and isinstance(now, int | float):
+        return earlier + now
+    return now
 
 
 def run_usage(roles: Roles, policies: Sequence[Policy]) -> dict[str, Any]:

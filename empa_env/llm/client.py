@@ -23,7 +23,7 @@ import random
 import threading
 import time
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -429,8 +429,12 @@ class LLMClient:
         tool_choice: Any = None,
         overrides: Mapping[str, Any] | None = None,
         use_cache: bool = True,
+        cache_if: Callable[[Completion], bool] | None = None,
     ) -> Completion:
-        """One answer for ``messages``; raises :class:`LLMCallError` when none could be had."""
+        """One answer for ``messages``; raises :class:`LLMCallError` when none could be had.
+
+        ``cache_if`` decides whether a fresh answer may be cached (a malformed or refused answer
+        is not: a rerun asks again instead of replaying the same broken answer)."""
         cfg = self.config
         messages = [dict(m) for m in messages]
         params = self.request_params(response_format, tools, tool_choice, overrides)
@@ -442,7 +446,7 @@ class LLMClient:
                 return Completion.from_payload(hit)
 
         completion = await self._call_with_retries([dict(m) for m in messages], params, role)
-        if self.cache is not None:
+        if self.cache is not None and (cache_if is None or cache_if(completion)):
             self.cache.put(key, completion.payload(), cfg.model, prompt_version)
         return completion
 

@@ -131,7 +131,11 @@ async def ask_with_repairs(
             completion = await request(convo)
         else:
             completion = await client.complete(
-                convo, role=role, prompt_version=prompt.version_tag, **complete_kwargs
+                convo,
+                role=role,
+                prompt_version=prompt.version_tag,
+                cache_if=lambda c: _parses(parse, c),
+                **complete_kwargs,
             )
         try:
             return parse(completion)
@@ -148,3 +152,12 @@ async def ask_with_repairs(
             ]
     assert last is not None
     raise last
+
+
+def _parses(parse: Callable[[Completion], Any], completion: Completion) -> bool:
+    """Whether ``completion`` is a usable answer (only those are cached)."""
+    try:
+        parse(completion)
+    except OutputError:
+        return False
+    return True

@@ -69,3 +69,17 @@ def test_invalid_episodes_are_shown_not_ranked_and_replayed(tmp_path, capsys):
     assert _bench(tmp_path, "lexicon", "scripted:advice_giver", "scripted:lecturer") == 0
     assert "30 episodes finished (0 invalid), 30 already" in capsys.readouterr().out
     assert con.execute("SELECT COUNT(*) FROM episodes WHERE invalid != ''").fetchone()[0] == 0
+
+
+def test_usage_ledgers_add_up_across_resumed_processes():
+    from benchmarks.runner import add_usage
+
+    first = {"judger": {"requests": 10, "cost_usd": 0.5, "failures": {"auth": 1}}}
+    second = {"judger": {"requests": 4, "cost_usd": 0.25, "failures": {"timeout": 2}},
+              "policy:x": {"requests": 3}}  # fmt: skip
+    total = add_usage(first, second)
+    assert total == {
+        "judger": {"requests": 14, "cost_usd": 0.75, "failures": {"auth": 1, "timeout": 2}},
+        "policy:x": {"requests": 3},
+    }
+    assert add_usage({}, second) == second

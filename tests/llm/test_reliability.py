@@ -103,3 +103,20 @@ def test_an_echoed_api_key_never_reaches_disk(tmp_path, monkeypatch):
     assert REDACTED in dump  # the echo was there, and redacted
     assert len(written) >= 5
     json.loads((run_dir / "episodes.jsonl").read_text().splitlines()[0])
+
+
+def test_malformed_or_refused_answers_are_not_cached(server, opts, judge_view, tmp_path):
+    from empa_env.llm.roles import LLMJudger
+
+    cache = str(tmp_path / "cache.sqlite")
+    server.inject("malformed", times=1, role="judger")
+    first = LLMJudger(MODEL, **opts, cache_path=cache).judge(judge_view)
+    assert not first.failed  # repaired by re-asking
+    asked = len(server.requests)
+    assert asked == 2  # the malformed answer, then the repaired one
+    # A rerun from the same cache: the malformed answer was not stored, so the first question
+    # goes to the server again (and now gets a good answer, which is cached).
+    again = LLMJudger(MODEL, **opts, cache_path=cache).judge(judge_view)
+    assert not again.failed and len(server.requests) == asked + 1
+    third = LLMJudger(MODEL, **opts, cache_path=cache).judge(judge_view)
+    assert third == again and len(server.requests) == asked + 1  # now served from the cache
