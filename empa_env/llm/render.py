@@ -6,6 +6,7 @@ role may see: the Actor's text never mentions the rubric, the state or the plot 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -13,6 +14,19 @@ from empa_env.cases.schema import Case
 from empa_env.roles.views import ActorGuidance, ActorPersona, DirectorView, History, JudgeProfile
 
 _SPEAKER = {"user": "Person", "assistant": "Assistant"}
+
+
+def fence_token(*texts: str) -> str:
+    """An unguessable delimiter for untrusted text: derived from the very texts it fences, so a
+    reply or a case field cannot contain a matching fence (it would have to contain its own hash),
+    and deterministic, so identical prompts (and the response cache) stay identical."""
+    digest = hashlib.sha256("\x00".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
+    return f"DATA-{digest[:20]}"
+
+
+def fenced(text: str, token: str, label: str) -> str:
+    """``text`` between ``<<<token label>>>`` and ``<<<end token label>>>`` lines."""
+    return f"<<<{token} {label}>>>\n{text}\n<<<end {token} {label}>>>"
 
 
 def _fmt(x: float) -> str:

@@ -40,6 +40,8 @@ from empa_env.llm.render import (
     director_persona_text,
     director_plot_text,
     director_state_text,
+    fence_token,
+    fenced,
     history_text,
     judge_profile_text,
 )
@@ -245,11 +247,17 @@ class LLMJudger(_LLMRole, Judger):
         self.max_history_messages = max_history_messages
 
     def messages(self, view: JudgeView) -> list[dict[str, str]]:
+        # Case text, the conversation and the reply are data, never instructions: each is fenced
+        # by a token derived from all of them (see render.fence_token), and the prompt says so.
+        profile = judge_profile_text(view.profile)
+        history = history_text(view.history, self.max_history_messages)
+        token = fence_token(profile, history, view.reply)
         user = self.prompt.render(
             "user",
-            profile=judge_profile_text(view.profile),
-            history=history_text(view.history, self.max_history_messages),
-            reply=view.reply,
+            fence=token,
+            profile=fenced(profile, token, "profile"),
+            history=fenced(history, token, "conversation"),
+            reply=fenced(view.reply, token, "reply"),
             turn=view.turn,
         )
         return [

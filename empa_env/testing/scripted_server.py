@@ -138,7 +138,12 @@ def _sentences(text: str) -> list[str]:
 def play_judger(messages: list[dict[str, Any]]) -> dict[str, Any]:
     """Levels from simple cues in the reply; the evidence is the sentence that triggered each."""
     user = _first_user(messages)
-    match = re.search(r"# The assistant's reply to rate[^\n]*\n(.*?)\n\s*Rate only", user, re.S)
+    token = re.search(r"The fence token of this message is (\S+?)\.", user)
+    if token:  # the fenced protocol: only the text inside the real reply fence is the reply
+        t = re.escape(token.group(1))
+        match = re.search(rf"<<<{t} reply>>>\n(.*)\n<<<end {t} reply>>>", user, re.S)
+    else:
+        match = re.search(r"# The assistant's reply to rate[^\n]*\n(.*?)\n\s*Rate only", user, re.S)
     reply = (match.group(1) if match else user).strip()
     levels = {f"{a}_{k}": 0 for a in "CAP" for k in ("Prog", "Neg")}
     evidence: dict[str, str] = {}

@@ -70,7 +70,7 @@ def test_describe_names_model_and_prompt_version_but_no_key():
         "judger", MODEL, api_key="sk-SECRET-KEY-1", api_base="http://127.0.0.1:9/v1"
     )
     info = judger.describe()
-    assert info["name"] == f"llm:{MODEL}" and info["prompt"].startswith("judger@1#")
+    assert info["name"] == f"llm:{MODEL}" and info["prompt"].startswith("judger@2#")
     assert "sk-SECRET-KEY-1" not in str(info)
 
 
