@@ -163,6 +163,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
         suite=args.suite,
         seeds=args.seeds,
         nee_judges=list(args.nee_judge or []),
+        max_identical_failures=args.max_identical_failures,
+        max_judge_failure_share=args.max_judge_failure_share,
+        preflight=not args.no_preflight,
         cases_dir=str(args.cases) if args.cases else None,
         case_ids=list(args.case or []),
         limit=args.limit,
@@ -424,6 +427,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         action="append",
         metavar="MODEL",
         help="LiteLLM model of the NEE panel (repeatable); adds NEE and FCS to the results",
+    )
+    bench.add_argument(
+        "--max-identical-failures",
+        type=int,
+        default=5,
+        metavar="N",
+        help="stop the run when N episodes in a row fail with the same error (0: never; "
+        "default 5); what finished is saved and a rerun resumes",
+    )
+    bench.add_argument(
+        "--max-judge-failure-share",
+        type=float,
+        default=0.2,
+        metavar="X",
+        help="an episode whose share of failed judgements exceeds X is invalid: shown, never "
+        "ranked, played again by a rerun (default 0.2)",
+    )
+    bench.add_argument(
+        "--no-preflight",
+        action="store_true",
+        help="skip the one short call per LLM role, policy and NEE judge made before the run",
     )
     bench.add_argument(
         "--no-report",

@@ -28,6 +28,7 @@ from empa_env.cases.suites import load_suite
 from empa_env.config import EnvConfig
 from empa_env.env import EMPAEnv
 from empa_env.errors import UserError
+from empa_env.llm.client import auth_failure, clear_auth_failure
 from empa_env.policy import Policy, load_policy
 from empa_env.rollout import aplay_episode
 from epm.episode import evaluate
@@ -52,6 +53,10 @@ class BenchConfig:
     #: Run only the first N cases (after ``case_ids``); ``None`` = all.
     limit: int | None = None
 
+    #: Before the run, one short call per LLM role, LLM policy and NEE judge checks it answers.
+    preflight: bool = True
+    #: This many episodes in a row failing with the same error stop the run (0: never).
+    max_identical_failures: int = 5
     #: An episode whose share of failed judgements exceeds this is invalid: kept and shown,
     #: never ranked, played again by a rerun (a run that never got a judgement is no result).
     max_judge_failure_share: float = 0.2
@@ -61,6 +66,10 @@ class BenchConfig:
             raise UserError(f"--seeds must be >= 1, got {self.seeds}")
         if self.limit is not None and self.limit < 1:
             raise UserError(f"--limit must be >= 1, got {self.limit}")
+        if self.max_identical_failures < 0:
+            raise UserError(
+                f"--max-identical-failures must be >= 0, got {self.max_identical_failures}"
+            )
         if not 0.0 <= self.max_judge_failure_share <= 1.0:
             raise UserError(
                 f"max_judge_failure_share must be in [0, 1], got {self.max_judge_failure_share}"
@@ -210,6 +219,9 @@ async def run_benchmark(
     if len(set(names)) != len(names):
         raise ValueError(f"two policies share a name in {names}; rename one with NAME=SPEC")
     panel = _nee_panel(config)
+    clear_auth_failure()  # a refused key of an earlier run in this process is not this run's
+    if config.preflight:
+        await preflight([*_llm_parts(roles, loaded, panel)])
 
     store = RunStore(
         run_dir, config.fingerprint_config(template, suite_version, [c.id for c in cases])
@@ -234,10 +246,31 @@ async def run_benchmark(
     bar = tqdm(total=len(todo), desc="episodes", unit="ep", disable=not progress, file=sys.stderr)
     finished = failed = invalid = 0
     failures: dict[str, list[str]] = {}
+    streak: list[str] = []  # the messages of the latest failures, while they are identical
+    stop: list[str] = []  # why the run stops early (the first reason wins)
+
+    def check_stop(message: str | None) -> None:
+        """Stop on a refused key, or on the same failure over and over."""
+        refused = auth_failure()
+        if refused and not stop:
+            stop.append(f"an LLM refused the credentials ({refused}); check the API key")
+        if message is None:
+            streak.clear()
+            return
+        if streak and streak[-1] != message:
+            streak.clear()
+        streak.append(message)
+        n = config.max_identical_failures
+        if n and len(streak) >= n and not stop:
+            first = message.splitlines()[0] if message else message
+            stop.append(f"{n} episodes in a row failed with the same error: {first}")
 
     async def one(policy: Policy, case: Case, seed: int) -> None:
         nonlocal finished, failed, invalid
         async with semaphore:
+            if stop:  # the run is stopping: leave the episode for the rerun
+                bar.update(1)
+                return
             env = EMPAEnv([case], config=shared)
             key = episode_key(policy.name, case.id, seed)
             try:
@@ -251,6 +284,7 @@ async def run_benchmark(
                 failures.setdefault(message, []).append(key)
                 store.add_error(key, message)
                 bar.set_postfix(failed=failed, refresh=False)
+                check_stop(message)
             else:
                 reason = invalid_reason(metrics, config.max_judge_failure_share)
                 store.add_episode(
@@ -269,6 +303,7 @@ async def run_benchmark(
                 usage = run_usage(roles, loaded)
                 if usage:  # this process's ledger on top of the earlier processes' of the run
                     store.set_run_value("usage", add_usage(earlier_usage, usage))
+                check_stop(reason or None)
             bar.update(1)
 
     try:
@@ -276,9 +311,63 @@ async def run_benchmark(
     finally:
         bar.close()
         store.close()
+    if stop:
+        raise RunStopped(f"{stop[0]}; {finished} episodes saved, rerun to resume")
     return RunSummary(
         Path(run_dir), planned, planned - len(todo), finished, failed, failures, invalid
     )
+
+
+class RunStopped(UserError):
+    """The run stopped early for a cause no retry fixes (a refused key, one error over and
+    over); what finished is saved and a rerun resumes."""
+
+
+def _llm_parts(roles: Roles, policies: Sequence[Policy], panel: Any) -> list[tuple[str, Any]]:
+    """``(what, client)`` for every LLM client of the run, once per model and endpoint."""
+    parts: list[tuple[str, Any]] = []
+    for kind in ("actor", "director", "judger"):
+        client = getattr(getattr(roles, kind), "client", None)
+        if client is not None:
+            parts.append((f"{kind} role", client))
+    for policy in policies:
+        client = getattr(policy, "client", None)
+        if client is not None:
+            parts.append((f"policy {policy.name!r}", client))
+    for judge in getattr(panel, "judges", []) or []:
+        client = getattr(judge, "client", None)
+        if client is not None:
+            parts.append(("NEE judge", client))
+    seen: set[tuple[str, str | None]] = set()
+    unique = []
+    for what, client in parts:
+        key = (client.config.model, client.config.api_base)
+        if key not in seen:
+            seen.add(key)
+            unique.append((what, client))
+    return unique
+
+
+async def preflight(parts: Sequence[tuple[str, Any]]) -> None:
+    """One short call per LLM client before a run; one clear line when one does not answer."""
+    from empa_env.llm.client import LLMCallError
+
+    async def check(what: str, client: Any) -> str | None:
+        try:
+            await client.preflight()
+        except LLMCallError as exc:
+            hint = {
+                "auth": "check the API key (its environment variable) and the model's access",
+                "timeout": "is the server up? (--api-base, --llm-timeout)",
+                "connection": "is the server up and reachable? (--api-base)",
+                "not_found": "check the model name (a LiteLLM model string)",
+            }.get(exc.kind, "see the message")
+            return f"the {what} ({client.config.model}) does not answer: {exc}; {hint}"
+        return None
+
+    problems = [p for p in await asyncio.gather(*(check(w, c) for w, c in parts)) if p]
+    if problems:
+        raise RunStopped(problems[0] if len(problems) == 1 else " | ".join(problems))
 
 
 def _nee_panel(config: BenchConfig) -> Any:

@@ -48,6 +48,20 @@ class LLMCallError(RuntimeError):
         self.attempts = attempts
 
 
+#: The first authentication failure of this process (``None`` while there was none): a run
+#: cannot recover from a refused key, so the runner stops at once when it sees one.
+_AUTH_FAILURE: list[str] = []
+
+
+def auth_failure() -> str | None:
+    """The first authentication/permission error (401/403, missing key) of this process."""
+    return _AUTH_FAILURE[0] if _AUTH_FAILURE else None
+
+
+def clear_auth_failure() -> None:
+    _AUTH_FAILURE.clear()
+
+
 def classify_error(exc: BaseException) -> tuple[str, bool]:
     """``(kind, retryable)`` for an exception raised by a provider call."""
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
@@ -450,6 +464,31 @@ class LLMClient:
             self.cache.put(key, completion.payload(), cfg.model, prompt_version)
         return completion
 
+    async def preflight(self) -> None:
+        """One short, uncached call: does the model answer at all (key, network, server)?
+
+        Raises :class:`LLMCallError` (no retries) when it does not."""
+        cfg = self.config
+        params = {"max_tokens": 4, "temperature": 0.0}
+        messages = [{"role": "user", "content": "Reply with the word OK."}]
+        secret = cfg.resolved_api_key()
+        remember_secret(secret)
+        _litellm()
+        try:
+            await _capped(self._acompletion(messages, params, secret), _outer_timeout(cfg))
+        except TimeoutError:
+            raise LLMCallError(
+                "timeout", f"{cfg.model} gave no answer within {_outer_timeout(cfg):.0f} s", True, 1
+            ) from None
+        except Exception as exc:  # noqa: BLE001 - classified and reported in one line
+            _mark_warm()
+            kind, retryable = classify_error(exc)
+            message = _scrub(f"{type(exc).__name__}: {exc}", [secret])
+            if kind == "auth" and not _AUTH_FAILURE:
+                _AUTH_FAILURE.append(f"{cfg.model}: {message}")
+            raise LLMCallError(kind, message, retryable, 1) from None
+        _mark_warm()
+
     async def _call_with_retries(
         self, messages: list[dict[str, Any]], params: dict[str, Any], role: str
     ) -> Completion:
@@ -484,6 +523,8 @@ class LLMClient:
                     last_kind, retryable = classify_error(exc)
                     last_message = _scrub(f"{type(exc).__name__}: {exc}", [secret])
                     self.ledger._count(role, "errors", last_kind)
+                    if last_kind == "auth" and not _AUTH_FAILURE:
+                        _AUTH_FAILURE.append(f"{cfg.model}: {last_message}")
                     if not retryable:
                         raise LLMCallError(last_kind, last_message, False, attempt + 1) from None
                     continue

@@ -39,12 +39,16 @@ def test_a_run_whose_judge_never_answers_is_never_ranked(tmp_path, capsys):
     judge = tmp_path / "broken_judge.py"
     judge.write_text(BROKEN_JUDGE, encoding="utf-8")
     code = _bench(tmp_path, f"python:{judge}:NeverAnswers", "scripted:advice_giver")
-    out = capsys.readouterr()
-    assert code != 0
-    assert "30 invalid" in out.out or "all 30 episodes are invalid" in out.err
+    err = capsys.readouterr().err.strip().splitlines()
+    # every judgement fails: the episodes are invalid, and the same outcome five times in a row
+    # stops the run at once with one line (nothing is ranked, the exit code says so)
+    assert code == 2
+    assert err[-1].startswith("error: 5 episodes in a row failed with the same error")
+    assert "judgements failed" in err[-1]
     con = sqlite3.connect(tmp_path / "run" / "results.sqlite")
     rows = con.execute("SELECT invalid FROM episodes").fetchall()
-    assert len(rows) == 30 and all("judgements failed" in r[0] for r in rows)
+    assert 5 <= len(rows) < 30 and all("judgements failed" in r[0] for r in rows)
+    assert main(["report", str(tmp_path / "run"), "--quiet"]) != 0
     assert not (tmp_path / "run" / "report" / "tables" / "table9_composite.csv").exists()
 
 

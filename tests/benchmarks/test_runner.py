@@ -151,7 +151,7 @@ def test_a_failing_policy_is_recorded_not_stored(tmp_path):
     f.write_text("def reply(messages):\n    raise RuntimeError('model down')\n")
     summary = asyncio.run(
         run_benchmark(
-            BenchConfig(EnvConfig(max_turns=12)),
+            BenchConfig(EnvConfig(max_turns=12), max_identical_failures=0),
             [f"bad=python:{f}:reply"],
             tmp_path,
             progress=False,

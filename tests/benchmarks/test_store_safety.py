@@ -82,7 +82,18 @@ def test_a_lone_surrogate_is_that_episodes_recorded_error(tmp_path, capsys):
     policy = tmp_path / "surrogate.py"
     policy.write_text('def reply(messages):\n    return "I hear you \\ud800 what happened?"\n')
     run = tmp_path / "run"
-    assert _bench(run, "--policy", f"s=python:{policy}:reply", "--policy", "scripted:lecturer") == 1
+    assert (
+        _bench(
+            run,
+            "--policy",
+            f"s=python:{policy}:reply",
+            "--policy",
+            "scripted:lecturer",
+            "--max-identical-failures",
+            "0",
+        )
+        == 1
+    )
     assert "30 failed" in capsys.readouterr().out
     con = sqlite3.connect(run / "results.sqlite")
     errors = [e for (e,) in con.execute("SELECT error FROM errors")]

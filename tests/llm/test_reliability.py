@@ -163,3 +163,43 @@ def test_a_case_field_cannot_fake_the_reply(server, opts, judge_view):
     assert prompt.count(f"<<<{token} reply>>>") == 1
     judged = judger.judge(view)
     assert judged.prog == {"C": 0, "A": 0, "P": 0}  # "Okay." earns nothing; the fake is ignored
+
+
+def _bench_cli(tmp_path, api_base: str, *extra: str) -> int:
+    return main(
+        ["bench", "--quiet", "--no-report", "--judger", f"llm:{MODEL}", "--api-base", api_base,
+         "--llm-timeout", "5", "--max-turns", "12", "--out", str(tmp_path / "run"),
+         "--policy", "scripted:advice_giver", *extra]
+    )  # fmt: skip
+
+
+def test_a_refused_key_stops_the_run_before_it_starts(tmp_path, capsys):
+    with ScriptedLLMServer() as server:
+        server.inject("http_401", times=1000)
+        assert _bench_cli(tmp_path, server.api_base) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: the judger role")
+        assert "auth" in err[0] and "API key" in err[0]
+        assert len(server.requests) == 1  # one preflight call, no retries, no episodes
+
+
+def test_a_key_refused_during_the_run_stops_it_at_once(tmp_path, capsys):
+    with ScriptedLLMServer() as server:
+        server.inject("http_401", times=1000, role="judger")  # the preflight call passes
+        assert _bench_cli(tmp_path, server.api_base, "--concurrency", "2") == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1].startswith("error: an LLM refused the credentials")
+        judged = [r for r in server.requests if r.role == "judger"]
+        assert len(judged) < 2 * 13  # stopped within the episodes in flight, not 30 x 12 turns
+
+
+def test_the_same_failure_over_and_over_stops_the_run(tmp_path, capsys):
+    policy = tmp_path / "broken.py"
+    policy.write_text("def reply(messages):\n    return None\n", encoding="utf-8")
+    code = main(
+        ["bench", "--quiet", "--no-report", "--judger", "lexicon", "--max-turns", "12",
+         "--concurrency", "1", "--out", str(tmp_path / "run"), "--policy", f"b=python:{policy}:reply"]
+    )  # fmt: skip
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: 5 episodes in a row failed with the same error: TypeError")
