@@ -287,8 +287,10 @@ class EMPAEnv(gym.Env[str, str]):
         if isinstance(opening, _Failed) or not isinstance(opening, str) or not opening.strip():
             error = opening.error if isinstance(opening, _Failed) else f"empty opening {opening!r}"
             raise RuntimeError(f"the Actor could not open the conversation: {error}")
-        ep.history.append(Message("user", opening))
-        ep.trajectory.opening = opening
+        ep.history.append(Message("user", str(opening)))
+        ep.trajectory.opening = str(opening)
+        if getattr(opening, "fallback", ""):
+            ep.trajectory.meta["opening_fallback"] = str(getattr(opening, "fallback", ""))
         info = self._info(ep, status="ongoing")
         return opening, cast("dict[str, Any]", info)
 
@@ -333,6 +335,7 @@ class EMPAEnv(gym.Env[str, str]):
         # 3. The Director acts (only while the episode goes on), then the Actor speaks.
         action: DirectorAction | None = None
         user_message = ""
+        fallback = ""
         aborted: str | None = None
         if not status.done:
             directed = yield _Call("director", "direct", self._director_view(ep))
@@ -349,8 +352,9 @@ class EMPAEnv(gym.Env[str, str]):
                     said.error if isinstance(said, _Failed) else f"empty user message {said!r}"
                 )
             else:
-                user_message = said
-                ep.history.append(Message("user", said))
+                user_message = str(said)
+                fallback = str(getattr(said, "fallback", "") or "")
+                ep.history.append(Message("user", user_message))
 
         record = TurnRecord(
             turn=turn,
@@ -367,6 +371,7 @@ class EMPAEnv(gym.Env[str, str]):
             user_message=user_message,
             director=action.as_dict() if action else None,
             status=status.outcome,
+            actor_fallback=fallback,
         )
         traj = ep.trajectory
         traj.turns.append(record)
@@ -381,6 +386,7 @@ class EMPAEnv(gym.Env[str, str]):
             traj.victory_type = status.victory_type
             traj.failure_reason = status.failure_reason
             traj.meta["judge_failures"] = traj.judge_failures
+            traj.meta["actor_fallbacks"] = sum(1 for t in traj.turns if t.actor_fallback)
         info = self._info(ep, record, judgement)
         return user_message, reward, terminated, truncated, cast("dict[str, Any]", info)
 
@@ -500,7 +506,8 @@ class EMPAEnv(gym.Env[str, str]):
                 "distance": float(t.distance), "E_total": 0.0,
                 "director": director_info(None),
                 "status": status or "ongoing", "victory_type": "", "failure_reason": "",
-                "aborted": "", "epm": {},
+                "aborted": "", "actor_fallback": str(ep.trajectory.meta.get("opening_fallback", "")),
+                "epm": {},
             }  # fmt: skip
         ended = ep.done
         return {
@@ -518,5 +525,6 @@ class EMPAEnv(gym.Env[str, str]):
             "victory_type": t.status.victory_type or "",
             "failure_reason": t.status.failure_reason or "",
             "aborted": str(traj.meta.get("aborted", "")),
+            "actor_fallback": record.actor_fallback,
             "epm": typed_metrics(evaluate(traj, self.config)) if ended else {},
         }  # fmt: skip

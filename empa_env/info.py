@@ -56,6 +56,9 @@ class StepInfo(TypedDict):
     failure_reason: str
     #: Why the episode was cut short by a role failure (the Actor could not answer); else ``""``.
     aborted: str
+    #: Why the user's message is a canned fallback line, not the Actor's own (an LLM Actor that
+    #: failed to answer); ``""`` when the Actor spoke for itself. Counted in the trajectory meta.
+    actor_fallback: str
     #: EPM metrics, indices and EPM-Index of the finished episode; ``{}`` until the last step.
     #: Numbers are floats (``nan`` where undefined); the JSON-safe record is ``epm.evaluate``'s.
     epm: dict[str, Any]

@@ -68,6 +68,8 @@ class TurnRecord:
     user_message: str = ""
     director: dict[str, Any] | None = None
     status: str = "ongoing"
+    #: Why the user's message is a canned fallback line instead of the Actor's own ("" if not).
+    actor_fallback: str = ""
 
     def __post_init__(self) -> None:
         # Plain Python floats only (numpy arrays/scalars in, lists of floats out), so that

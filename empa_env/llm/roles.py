@@ -53,7 +53,7 @@ from empa_env.llm.tools import (
     validate_call,
 )
 from empa_env.roles.base import Actor, Director, Judger
-from empa_env.roles.views import ActorView, DirectorAction, DirectorView, JudgeView
+from empa_env.roles.views import ActorLine, ActorView, DirectorAction, DirectorView, JudgeView
 from empa_env.sync import run_sync
 from epm.rubric import AXES, NEG_LEVELS, PROG_LEVELS
 from epm.trajectory import Judgement
@@ -377,7 +377,7 @@ class LLMActor(_LLMRole, Actor):
             kind = exc.kind if isinstance(exc, OutputError) else f"provider_{exc.kind}"
             line = self._fallback_line(view)
             self._fail(view.turn, kind, str(exc), f"case voice line: {line}", view.persona.case_id)
-            return line
+            return ActorLine(line, fallback=f"{kind}: {exc}"[:300])
 
     @staticmethod
     def _fallback_line(view: ActorView) -> str:
@@ -493,13 +493,15 @@ class LLMDirector(_LLMRole, Director):
                     raise
                 # The server does not take tools: JSON tool calls from now on.
                 self._json_mode = True
-                return await self._decide(view, True)
+                return _noting_switch(await self._decide(view, True), f"tools rejected: {exc}")
             except OutputError:
                 if self.function_calling != "auto" or self._json_mode or not self._native_ignored:
                     raise
                 # Tools accepted but not called, and the text was unusable: JSON from now on.
                 self._json_mode = True
-                return await self._decide(view, True)
+                return _noting_switch(
+                    await self._decide(view, True), "tools accepted but never called"
+                )
         except OutputError as exc:
             kind, message = exc.kind, str(exc)
         except LLMCallError as exc:
@@ -513,3 +515,10 @@ class LLMDirector(_LLMRole, Director):
                 "director_failure": f"{kind}: {message}"[:300],
             },
         )
+
+
+def _noting_switch(action: DirectorAction, why: str) -> DirectorAction:
+    """The action of the turn on which the Director switched to JSON tool calls, with the switch
+    recorded in its arguments (and so in the trajectory)."""
+    args = {**action.args, "function_calling_switch": f"native -> json ({why})"[:300]}
+    return DirectorAction(action.tool, args, rejected=action.rejected)

@@ -96,6 +96,18 @@ class ActorGuidance:
     release: Release | None = None
 
 
+class ActorLine(str):
+    """What the Actor said, as text; ``fallback`` says why a canned line replaced the Actor's own
+    (an LLM that failed to answer), so the environment can record it per turn (else ``""``)."""
+
+    fallback: str
+
+    def __new__(cls, text: str, fallback: str = "") -> ActorLine:
+        line = super().__new__(cls, text)
+        line.fallback = fallback
+        return line
+
+
 @dataclass(frozen=True)
 class ActorView:
     persona: ActorPersona

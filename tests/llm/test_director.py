@@ -101,8 +101,11 @@ def test_auto_falls_back_to_json_when_the_server_rejects_tools(server, opts, cas
     action = director.direct(director_view(case, turn=3))
     assert action.tool == "observe_and_wait" and "director_failure" not in action.args
     assert [r.tools for r in server.requests] == [True, False]
-    director.direct(director_view(case, turn=4))
+    # the switch is recorded on the turn it happened (the action's args go to the trajectory)
+    assert action.args["function_calling_switch"].startswith("native -> json (tools rejected")
+    later = director.direct(director_view(case, turn=4))
     assert server.requests[-1].tools is False  # stays in JSON mode
+    assert "function_calling_switch" not in later.args
 
 
 def test_state_block_and_plot_reach_the_director(case):

@@ -105,6 +105,10 @@ def test_fault_injection_through_an_episode(server, opts):
     assert snap["director"]["errors"] == {"timeout": 1} and snap["director"]["failures"] == {}
     assert snap["actor"]["failures"] == {"empty": 1}
     assert traj.turns[5].user_message in env.case.voice.reactions.neutral
+    # the fallback is visible where it happened: in that turn's info and record, and counted
+    assert infos[5]["actor_fallback"].startswith("empty") and traj.turns[5].actor_fallback
+    assert [i["turn"] for i in infos if i["actor_fallback"]] == [6]
+    assert traj.meta["actor_fallbacks"] == 1
     # Nothing lost, nothing extra: every request the server saw is accounted for.
     assert snap["total"]["requests"] == len(server.requests)
     applied = [r.fault for r in server.requests if r.fault]
