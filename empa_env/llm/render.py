@@ -16,6 +16,28 @@ from empa_env.roles.views import ActorGuidance, ActorPersona, DirectorView, Hist
 _SPEAKER = {"user": "Person", "assistant": "Assistant"}
 
 
+_LANGUAGE_TASK = {
+    "actor": "Write every message of yours in {name}, as a native speaker would.",
+    "director": "Write actor_guidance and every free-text argument in {name}.",
+    "judger": (
+        "Rate the reply as a native {name} speaker in this person's place would; quote the "
+        "reply's own {name} words as evidence. A reply in another language misses this person."
+    ),
+}
+
+
+def language_instruction(code: str, role: str) -> str:
+    """The line that tells an LLM role the case's language (empty for English, the default
+    language of every prompt). Unknown codes are named as they are."""
+    if not code or code == "en":
+        return ""
+    from empa_env.languages import languages
+
+    name = languages.create(code).name if code in languages else code
+    task = _LANGUAGE_TASK[role].format(name=name)
+    return f"\n\n# Language\nThe conversation is in {name} ({code}). {task}"
+
+
 def fence_token(*texts: str) -> str:
     """An unguessable delimiter for untrusted text: derived from the very texts it fences, so a
     reply or a case field cannot contain a matching fence (it would have to contain its own hash),

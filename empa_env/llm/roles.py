@@ -44,6 +44,7 @@ from empa_env.llm.render import (
     fenced,
     history_text,
     judge_profile_text,
+    language_instruction,
 )
 from empa_env.llm.tools import (
     DIRECTOR_TOOL_SCHEMAS,
@@ -261,7 +262,11 @@ class LLMJudger(_LLMRole, Judger):
             turn=view.turn,
         )
         return [
-            {"role": "system", "content": self.prompt.render("system")},
+            {
+                "role": "system",
+                "content": self.prompt.render("system")
+                + language_instruction(view.profile.language, "judger"),
+            },
             {"role": "user", "content": user},
         ]
 
@@ -342,7 +347,7 @@ class LLMActor(_LLMRole, Actor):
             "system",
             persona=actor_persona_text(persona),
             situation=actor_situation_text(persona),
-            style=actor_style_text(persona),
+            style=actor_style_text(persona) + language_instruction(persona.language, "actor"),
             guidance=actor_guidance_text(view.guidance),
         )
         messages = [{"role": "system", "content": system}]
@@ -442,7 +447,7 @@ class LLMDirector(_LLMRole, Director):
         return out
 
     def messages(self, view: DirectorView, json_mode: bool) -> list[dict[str, str]]:
-        system = self.prompt.render("system")
+        system = self.prompt.render("system") + language_instruction(view.case.language, "director")
         if json_mode:
             system += "\n\n" + self.prompt.render("json_mode", tools=tools_text())
         user = self.prompt.render(
