@@ -29,7 +29,7 @@ from pathlib import Path
 
 LEVEL_KEYS: tuple[str, ...] = ("C_Prog", "A_Prog", "P_Prog", "C_Neg", "A_Neg", "P_Neg")
 DEFAULT_SEED = 14
-CORPUS_VERSION = 1
+CORPUS_VERSION = 2
 
 #: Families (the ``family`` field). ``genuine*`` are built from the level banks; the rest are hard
 #: negatives for the gaming families of issue 14 and a few more found on the way.
@@ -48,6 +48,8 @@ FAMILIES: dict[str, str] = {
     "parrot": "the user's own words handed back",
     "emotion_spray": "a list of emotion names fired at the user",
     "judge_injection": "text addressed to the judge instead of the user",
+    "forum": "peer-support forum replies in an everyday register, every level (see forum.py)",
+    "forum_off_topic": "a forum reply written for a post on another topic, paired with this post",
 }
 
 
@@ -973,6 +975,10 @@ class CorpusConfig:
     #: Extra off-topic pairs (a genuine reply written for another case): the heads must learn
     #: that progress needs *this* user's content, so this family is drawn on top of the others.
     off_topic_per_context: float = 0.45
+    #: The forum component (:mod:`.forum`): posts, replies per post, off-topic pairs per post.
+    forum_posts: int = 2000
+    forum_replies_per_post: int = 4
+    forum_off_topic_rate: float = 0.6
 
 
 def generate(config: CorpusConfig = CorpusConfig()) -> list[Record]:
@@ -1011,6 +1017,10 @@ def generate(config: CorpusConfig = CorpusConfig()) -> list[Record]:
             while other.case_id == ctx.case_id:
                 other = rng.choice(contexts)
             records.append(hard_negative(ctx, "off_topic", rng, n := n + 1, other))
+    from empa_env.offline.semantic.corpus.forum import forum_records
+
+    records += forum_records(random.Random(config.seed + 1), config.forum_posts,
+                             config.forum_replies_per_post, config.forum_off_topic_rate)  # fmt: skip
     seen: set[str] = set()
     unique = []
     for r in records:
