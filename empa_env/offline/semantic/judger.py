@@ -35,6 +35,7 @@ import numpy as np
 from empa_env.offline.semantic.encoder import Encoder, Span, shared_encoder
 from empa_env.offline.semantic.features import (
     gate_features,
+    pair_features,
     recent_user_texts,
     reply_features,
     sentence_spans,
@@ -174,6 +175,8 @@ class SemanticJudger(Judger):
                 f"{self.heads_path} was trained with encoder {self.heads.meta.get('encoder_id')} "
                 f"({trained_with}), not {self.encoder.id} ({self.encoder.sha256})"
             )
+        #: Heads trained on the pooled feature set read sentence pools too (see features.py).
+        self.pooled = "max_i" in str(self.heads.meta.get("features", ""))
         self.guards = tuple(guards)
         self.unsupported_language = unsupported_language
         self.name = f"semantic-{tier}"
@@ -206,10 +209,18 @@ class SemanticJudger(Judger):
         sents = [reply[a:b] for a, b in spans] or [reply.strip() or reply]
         dim = self.encoder.dim
         u = user_vector(self.encoder.encode(users)) if users else np.zeros(dim, np.float32)
-        rows = self.encoder.encode([reply, *sents])
-        whole, S = rows[:1], rows[1:]
-        top = reply_features(u, whole, S.max(axis=0), S.mean(axis=0))
-        X = np.vstack([top, reply_features(np.vstack([u] * len(S)), S, S, S)]) if spans else top
+        if self.pooled:  # sentences encoded on their own, as in training
+            rows = self.encoder.encode([reply, *sents])
+            whole, S = rows[:1], rows[1:]
+        else:  # one pass: the reply and its sentences pooled from the same token states
+            whole, S = self.encoder.encode_segments(reply, spans or [(0, len(reply))])
+            whole = np.atleast_2d(whole)
+        if self.pooled:
+            top = reply_features(u, whole, S.max(axis=0), S.mean(axis=0))
+            per = reply_features(np.vstack([u] * len(S)), S, S, S)
+        else:
+            top, per = pair_features(u, whole), pair_features(np.vstack([u] * len(S)), S)
+        X = np.vstack([top, per]) if spans else top
         probs = self.heads.predict(X)
         off, gated = 0.0, False
         if self.heads.gate is not None and reply.strip():
@@ -319,7 +330,8 @@ class SemanticJudger(Judger):
         S = [F[bounds[i] : bounds[i + 1]] for i in range(len(sents))]
         smax = np.stack([s.max(axis=0) for s in S])
         smean = np.stack([s.mean(axis=0) for s in S])
-        probs = self.heads.predict(reply_features(U, R, smax, smean))
+        X = reply_features(U, R, smax, smean) if self.pooled else pair_features(U, R)
+        probs = self.heads.predict(X)
         out = {}
         empty = np.array([not r.strip() for r in replies])
         gated = np.zeros(len(replies), dtype=bool)

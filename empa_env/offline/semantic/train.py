@@ -24,6 +24,7 @@ import numpy as np
 from empa_env.offline.semantic.encoder import Encoder
 from empa_env.offline.semantic.features import (
     gate_features,
+    pair_features,
     recent_user_texts,
     reply_features,
     sentence_pools,
@@ -101,11 +102,22 @@ def load_records(path: Path) -> list[LabelledReply]:
     return out
 
 
+#: Feature sets: ``"pair"`` (the shipped heads) and ``"pooled"`` (pair + sentence max/mean pools
+#: and the relevance gate; experimental, see MODEL_CARD.md).
+FEATURE_SETS: dict[str, str] = {
+    "pair": "[r, u*r, |u-r|, cos(u,r)]",
+    "pooled": "[r, u*r, |u-r|, cos(u,r), max_i s_i, mean_i s_i]",
+}
+
+
 def embed_records(
-    records: Sequence[LabelledReply], encoder: Encoder
+    records: Sequence[LabelledReply], encoder: Encoder, sentences: bool = True
 ) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-    """``(user vectors, reply vectors, per-reply sentence vectors)``; each text encoded once."""
-    sents = [sentences_of(r.reply) for r in records]
+    """``(user vectors, reply vectors, per-reply sentence vectors)``; each text encoded once.
+
+    Without ``sentences`` the sentence list is empty and only users and replies are encoded.
+    """
+    sents = [sentences_of(r.reply) if sentences else [] for r in records]
     texts = sorted({t for r in records for t in recent_user_texts(r.context)} | {
         r.reply for r in records} | {s for ss in sents for s in ss})  # fmt: skip
     rows = encoder.encode(texts)
@@ -149,11 +161,18 @@ def train_heads(
     encoder: Encoder,
     l2: float = DEFAULT_L2,
     tier: str = "",
+    features: str = "pair",
 ) -> Heads:
     """Fit the six heads on ``split == "train"`` rows, calibrate thresholds on ``val``."""
-    U, R, S = embed_records(records, encoder)
-    smax, smean = sentence_pools(S)
-    X = reply_features(U, R, smax, smean).astype(np.float64)
+    if features not in FEATURE_SETS:
+        raise ValueError(f"features must be one of {sorted(FEATURE_SETS)}, got {features!r}")
+    pooled = features == "pooled"
+    U, R, S = embed_records(records, encoder, sentences=pooled)
+    if pooled:
+        smax, smean = sentence_pools(S)
+        X = reply_features(U, R, smax, smean).astype(np.float64)
+    else:
+        X = pair_features(U, R).astype(np.float64)
     splits = np.array([r.split for r in records])
     train = splits == "train"
     if not train.any():
@@ -174,7 +193,11 @@ def train_heads(
             "val_accuracy": round(float((pred == y[val]).mean()), 4),
             "val_macro_f1": round(macro_f1(np.abs(y[val]), np.abs(pred)), 4),
         }
-    gate = _fit_gate(records, gate_features(U, R, S).astype(np.float64), train, val)
+    gate = (
+        _fit_gate(records, gate_features(U, R, S).astype(np.float64), train, val)
+        if pooled
+        else None
+    )
     if gate is not None:
         off = np.array(["off_topic" in r.family for r in records])
         p = gate.proba(gate_features(U, R, S)[val]) >= gate.threshold
@@ -187,7 +210,7 @@ def train_heads(
         "encoder_id": encoder.id,
         "encoder_sha256": encoder.sha256,
         "encoder_tier": tier,
-        "features": "[r, u*r, |u-r|, cos(u,r), max_i s_i, mean_i s_i]",
+        "features": FEATURE_SETS[features],
         "l2": l2,
         "n_train": int(train.sum()),
         "n_val": int((splits == "val").sum()),

@@ -34,6 +34,12 @@ from dataclasses import dataclass
 
 from empa_env.offline.semantic.corpus.generator import LEVEL_KEYS, Record
 
+#: Families of this component (the ``family`` field).
+FORUM_FAMILIES: dict[str, str] = {
+    "forum": "peer-support forum replies in an everyday register, every level",
+    "forum_off_topic": "a forum reply written for a post on another topic, paired with this post",
+}
+
 # --------------------------------------------------------------------------------------------
 # Topics: (situation lines, feelings, "you" phrases, own similar experience, specific questions,
 # topic advice and opinions (level 0))

@@ -29,7 +29,7 @@ from pathlib import Path
 
 LEVEL_KEYS: tuple[str, ...] = ("C_Prog", "A_Prog", "P_Prog", "C_Neg", "A_Neg", "P_Neg")
 DEFAULT_SEED = 14
-CORPUS_VERSION = 2
+CORPUS_VERSION = 1
 
 #: Families (the ``family`` field). ``genuine*`` are built from the level banks; the rest are hard
 #: negatives for the gaming families of issue 14 and a few more found on the way.
@@ -48,8 +48,6 @@ FAMILIES: dict[str, str] = {
     "parrot": "the user's own words handed back",
     "emotion_spray": "a list of emotion names fired at the user",
     "judge_injection": "text addressed to the judge instead of the user",
-    "forum": "peer-support forum replies in an everyday register, every level (see forum.py)",
-    "forum_off_topic": "a forum reply written for a post on another topic, paired with this post",
 }
 
 
@@ -976,7 +974,9 @@ class CorpusConfig:
     #: that progress needs *this* user's content, so this family is drawn on top of the others.
     off_topic_per_context: float = 0.45
     #: The forum component (:mod:`.forum`): posts, replies per post, off-topic pairs per post.
-    forum_posts: int = 2000
+    #: Off (0) in the shipped corpus until heads trained with it are validated and shipped
+    #: (``empa judge corpus --forum-posts 2000`` builds the experimental corpus).
+    forum_posts: int = 0
     forum_replies_per_post: int = 4
     forum_off_topic_rate: float = 0.6
 
@@ -1019,8 +1019,9 @@ def generate(config: CorpusConfig = CorpusConfig()) -> list[Record]:
             records.append(hard_negative(ctx, "off_topic", rng, n := n + 1, other))
     from empa_env.offline.semantic.corpus.forum import forum_records
 
-    records += forum_records(random.Random(config.seed + 1), config.forum_posts,
-                             config.forum_replies_per_post, config.forum_off_topic_rate)  # fmt: skip
+    if config.forum_posts:
+        records += forum_records(random.Random(config.seed + 1), config.forum_posts,
+                                 config.forum_replies_per_post, config.forum_off_topic_rate)  # fmt: skip
     seen: set[str] = set()
     unique = []
     for r in records:
