@@ -321,11 +321,12 @@ class SemanticJudger(Judger):
 
         The same heads and thresholds as :meth:`rate` without guards or evidence, batched.
         """
-        sents = [sentences_of(r) for r in replies]
+        need = self.pooled or self.heads.gate is not None
+        sents = [sentences_of(r) if need else [r] for r in replies]
         flat = [s for ss in sents for s in ss]
         U = self.encoder.encode(list(user_texts))
         R = self.encoder.encode(list(replies))
-        F = self.encoder.encode(flat) if flat else np.zeros((0, self.encoder.dim), np.float32)
+        F = self.encoder.encode(flat) if need else R
         bounds = np.cumsum([0] + [len(ss) for ss in sents])
         S = [F[bounds[i] : bounds[i + 1]] for i in range(len(sents))]
         smax = np.stack([s.max(axis=0) for s in S])
