@@ -13,6 +13,7 @@ Registered as the ``judge`` command through the ``empa.commands`` entry-point gr
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from dataclasses import asdict
@@ -28,6 +29,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser("corpus", help="regenerate the labelled reply corpus")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("--out", type=Path, default=None, help="default: the shipped replies.jsonl")
+    p.add_argument(
+        "--forum-posts",
+        type=int,
+        default=None,
+        help="posts of the forum component (default: the shipped corpus's, 0)",
+    )
     p.set_defaults(func=_corpus)
 
     p = sub.add_parser("train", help="train the heads on a JSONL corpus")
@@ -35,6 +42,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--out", type=Path, default=None, help="default: the shipped heads of --tier")
     p.add_argument("--tier", default="minilm", choices=("minilm", "static", "e5"))
     p.add_argument("--l2", type=float, default=None)
+    p.add_argument(
+        "--features",
+        default="pair",
+        choices=("pair", "pooled"),
+        help="pair: the shipped heads; pooled: + sentence pools and relevance gate",
+    )
     p.set_defaults(func=_train)
 
     p = sub.add_parser("eval", help="validate against EPITOME human labels")
@@ -60,6 +73,8 @@ def _corpus(args: argparse.Namespace) -> int:
     )
 
     config = CorpusConfig() if args.seed is None else CorpusConfig(seed=args.seed)
+    if args.forum_posts is not None:
+        config = dataclasses.replace(config, forum_posts=args.forum_posts)
     out = args.out or corpus_path()
     n = write_jsonl(generate(config), out)
     print(f"wrote {n} labelled replies to {out}")
@@ -82,7 +97,8 @@ def _train(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     encoder = load_encoder(args.tier)
-    heads = train_heads(records, encoder, l2=args.l2 or DEFAULT_L2, tier=args.tier)
+    heads = train_heads(records, encoder, l2=args.l2 or DEFAULT_L2, tier=args.tier,
+                        features=args.features)  # fmt: skip
     out = args.out or HEADS_FILES.get(args.tier) or Path(f"heads-{args.tier}.npz")
     heads.save(out)
     print(json.dumps({"out": str(out), **heads.meta}, indent=2))

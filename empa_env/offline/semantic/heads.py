@@ -59,6 +59,42 @@ class Head:
 
 
 @dataclass
+class Gate:
+    """The relevance gate: a binary logistic regression giving P(the reply is about something else).
+
+    Trained on the corpus's off-topic pairs (a genuine reply written for another person) against
+    replies that earn progress; at or above ``threshold`` every progress level is capped at 0.
+    """
+
+    W: np.ndarray  # (f,)
+    b: float
+    mean: np.ndarray
+    scale: np.ndarray
+    threshold: float
+
+    def proba(self, X: np.ndarray) -> np.ndarray:
+        Z = (np.atleast_2d(X).astype(np.float64) - self.mean) / self.scale
+        return np.asarray(1.0 / (1.0 + np.exp(-(Z @ self.W + self.b))))
+
+
+def fit_gate(X: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, float]:
+    """Balanced binary logistic regression with L2 by L-BFGS from zeros (deterministic)."""
+    n, f = X.shape
+    pos = max(float(y.sum()), 1.0)
+    sw = np.where(y == 1, n / (2 * pos), n / (2 * max(n - pos, 1.0)))
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        w, b = theta[:f], theta[f]
+        z = X @ w + b
+        nll = float((sw * (np.logaddexp(0, z) - y * z)).sum() / n)
+        g = sw * (1.0 / (1.0 + np.exp(-z)) - y) / n
+        return nll + 0.5 * l2 * float(w @ w), np.concatenate([X.T @ g + l2 * w, [g.sum()]])
+
+    res = minimize(loss, np.zeros(f + 1), jac=True, method="L-BFGS-B", options={"maxiter": 500})
+    return res.x[:f], float(res.x[f])
+
+
+@dataclass
 class Heads:
     """The six heads plus the feature standardisation and metadata (encoder id, data hash, ...)."""
 
@@ -66,6 +102,7 @@ class Heads:
     mean: np.ndarray
     scale: np.ndarray
     meta: dict = field(default_factory=dict)
+    gate: Gate | None = None
 
     def standardise(self, X: np.ndarray) -> np.ndarray:
         return (X - self.mean) / self.scale
@@ -81,6 +118,12 @@ class Heads:
             arrays[f"{name}.W"] = h.W.astype(np.float32)
             arrays[f"{name}.b"] = h.b.astype(np.float32)
             arrays[f"{name}.thresholds"] = np.asarray(h.thresholds, dtype=np.float64)
+        if self.gate is not None:
+            g = self.gate
+            arrays["gate.W"] = g.W.astype(np.float32)
+            arrays["gate.b"] = np.asarray([g.b], dtype=np.float64)
+            arrays["gate.mean"], arrays["gate.scale"] = g.mean, g.scale
+            arrays["gate.threshold"] = np.asarray([g.threshold], dtype=np.float64)
         arrays["meta"] = np.asarray(json.dumps(self.meta, sort_keys=True))
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as fh:
@@ -98,8 +141,13 @@ class Heads:
                 )
                 for name in HEAD_NAMES
             }
+            gate = None
+            if "gate.W" in z.files:
+                gate = Gate(z["gate.W"].astype(np.float64), float(z["gate.b"][0]),
+                            z["gate.mean"].astype(np.float64), z["gate.scale"].astype(np.float64),
+                            float(z["gate.threshold"][0]))  # fmt: skip
             return cls(heads, z["mean"].astype(np.float64), z["scale"].astype(np.float64),
-                       json.loads(str(z["meta"])))  # fmt: skip
+                       json.loads(str(z["meta"])), gate)  # fmt: skip
 
 
 def file_digest(path: Path) -> str:

@@ -23,7 +23,6 @@ How one reply is read:
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,7 +33,15 @@ from typing import Literal, Protocol
 import numpy as np
 
 from empa_env.offline.semantic.encoder import Encoder, Span, shared_encoder
-from empa_env.offline.semantic.features import pair_features, recent_user_texts, user_vector
+from empa_env.offline.semantic.features import (
+    gate_features,
+    pair_features,
+    recent_user_texts,
+    reply_features,
+    sentence_spans,
+    sentences_of,
+    user_vector,
+)
 from empa_env.offline.semantic.heads import HEAD_NAMES, Heads, file_digest
 from empa_env.roles.base import Judger
 from empa_env.roles.views import JudgeProfile, JudgeView, Message
@@ -57,21 +64,6 @@ ANCHORS: dict[str, dict[int, str]] = {
     "P_Neg": {-1: "lectures or encourages by template",
               -2: "negates their values or implies effort is pointless"},
 }  # fmt: skip
-_SENTENCE = re.compile(r"[^.!?。！？…\n]+(?:[.!?。！？…]+|$)")
-
-
-def sentence_spans(text: str) -> list[Span]:
-    """Character spans of the sentences of ``text`` (stripped, never empty)."""
-    spans = []
-    for m in _SENTENCE.finditer(text):
-        a, b = m.span()
-        while a < b and text[a].isspace():
-            a += 1
-        while b > a and text[b - 1].isspace():
-            b -= 1
-        if b > a and any(ch.isalnum() for ch in text[a:b]):
-            spans.append((a, b))
-    return spans
 
 
 def non_latin_share(text: str) -> float:
@@ -98,6 +90,10 @@ class SemanticReading:
     levels: dict[str, int]
     #: Per head and sentence: expected level of that sentence alone.
     sentence_scores: dict[str, tuple[float, ...]]
+    #: Relevance gate: probability that the reply is about something else (0 without a gate).
+    off_topic: float = 0.0
+    #: Whether the gate capped every progress level at 0.
+    gated: bool = False
 
     def sentence(self, i: int) -> str:
         a, b = self.sentences[i]
@@ -179,6 +175,8 @@ class SemanticJudger(Judger):
                 f"{self.heads_path} was trained with encoder {self.heads.meta.get('encoder_id')} "
                 f"({trained_with}), not {self.encoder.id} ({self.encoder.sha256})"
             )
+        #: Heads trained on the pooled feature set read sentence pools too (see features.py).
+        self.pooled = "max_i" in str(self.heads.meta.get("features", ""))
         self.guards = tuple(guards)
         self.unsupported_language = unsupported_language
         self.name = f"semantic-{tier}"
@@ -205,14 +203,29 @@ class SemanticJudger(Judger):
 
     # --- reading -------------------------------------------------------------------------------
     def read(self, user_texts: Sequence[str], reply: str) -> SemanticReading:
-        """Run the heads on one reply (no guards, no language check)."""
+        """Run the heads and the relevance gate on one reply (no guards, no language check)."""
         users = recent_user_texts(user_texts)
         spans = sentence_spans(reply)
+        sents = [reply[a:b] for a, b in spans] or [reply.strip() or reply]
         dim = self.encoder.dim
         u = user_vector(self.encoder.encode(users)) if users else np.zeros(dim, np.float32)
-        whole, per_sentence = self.encoder.encode_segments(reply, spans)
-        X = pair_features(np.vstack([u] * (1 + len(spans))), np.vstack([whole, per_sentence]))
+        if self.pooled:  # sentences encoded on their own, as in training
+            rows = self.encoder.encode([reply, *sents])
+            whole, S = rows[:1], rows[1:]
+        else:  # one pass: the reply and its sentences pooled from the same token states
+            whole, S = self.encoder.encode_segments(reply, spans or [(0, len(reply))])
+            whole = np.atleast_2d(whole)
+        if self.pooled:
+            top = reply_features(u, whole, S.max(axis=0), S.mean(axis=0))
+            per = reply_features(np.vstack([u] * len(S)), S, S, S)
+        else:
+            top, per = pair_features(u, whole), pair_features(np.vstack([u] * len(S)), S)
+        X = np.vstack([top, per]) if spans else top
         probs = self.heads.predict(X)
+        off, gated = 0.0, False
+        if self.heads.gate is not None and reply.strip():
+            off = float(self.heads.gate.proba(gate_features(u, whole, [S]))[0])
+            gated = off >= self.heads.gate.threshold
         probabilities, scores, levels, sentence_scores = {}, {}, {}, {}
         for name in HEAD_NAMES:
             head = self.heads.heads[name]
@@ -220,11 +233,11 @@ class SemanticJudger(Judger):
             p0, p1, p2 = (float(p) for p in probs[name][0])
             probabilities[name] = (p0, p1, p2)
             scores[name] = float(exp[0])
-            levels[name] = int(head.level(exp[:1])[0]) if reply.strip() else 0
+            level = int(head.level(exp[:1])[0]) if reply.strip() else 0
+            levels[name] = 0 if gated and name.endswith("Prog") else level
             sentence_scores[name] = tuple(float(x) for x in exp[1:])
-        return SemanticReading(
-            reply, tuple(users), tuple(spans), probabilities, scores, levels, sentence_scores
-        )
+        return SemanticReading(reply, tuple(users), tuple(spans), probabilities, scores, levels,
+                               sentence_scores, off, gated)  # fmt: skip
 
     def _evidence(self, reading: SemanticReading, name: str) -> str:
         per = reading.sentence_scores[name]
@@ -251,6 +264,12 @@ class SemanticJudger(Judger):
         neg = {a: reading.levels[f"{a}_Neg"] for a in AXES}
         evidence: dict[str, str] = {}
         reasoning: dict[str, str] = {}
+        if reading.gated:
+            for a in AXES:
+                reasoning[f"{a}_Prog"] = (
+                    f"off-topic: the reply is about something else than the user's words "
+                    f"(relevance gate p={reading.off_topic:.2f}); no progress"
+                )
         for a in AXES:
             for kind, lv in (("Prog", prog[a]), ("Neg", neg[a])):
                 key = f"{a}_{kind}"
@@ -302,14 +321,27 @@ class SemanticJudger(Judger):
 
         The same heads and thresholds as :meth:`rate` without guards or evidence, batched.
         """
+        need = self.pooled or self.heads.gate is not None
+        sents = [sentences_of(r) if need else [r] for r in replies]
+        flat = [s for ss in sents for s in ss]
         U = self.encoder.encode(list(user_texts))
         R = self.encoder.encode(list(replies))
-        probs = self.heads.predict(pair_features(U, R))
+        F = self.encoder.encode(flat) if need else R
+        bounds = np.cumsum([0] + [len(ss) for ss in sents])
+        S = [F[bounds[i] : bounds[i + 1]] for i in range(len(sents))]
+        smax = np.stack([s.max(axis=0) for s in S])
+        smean = np.stack([s.mean(axis=0) for s in S])
+        X = reply_features(U, R, smax, smean) if self.pooled else pair_features(U, R)
+        probs = self.heads.predict(X)
         out = {}
         empty = np.array([not r.strip() for r in replies])
+        gated = np.zeros(len(replies), dtype=bool)
+        if self.heads.gate is not None:
+            gated = self.heads.gate.proba(gate_features(U, R, S)) >= self.heads.gate.threshold
         for name in HEAD_NAMES:
             head = self.heads.heads[name]
             exp = head.expected(probs[name])
-            lv = np.where(empty, 0, head.level(exp))
+            stop = empty | gated if name.endswith("Prog") else empty
+            lv = np.where(stop, 0, head.level(exp))
             out[name] = (exp, lv)
         return out

@@ -22,12 +22,31 @@ from pathlib import Path
 import numpy as np
 
 from empa_env.offline.semantic.encoder import Encoder
-from empa_env.offline.semantic.features import pair_features, recent_user_texts, user_vector
-from empa_env.offline.semantic.heads import HEAD_NAMES, Heads, calibrate, classes_of, fit_head
+from empa_env.offline.semantic.features import (
+    gate_features,
+    pair_features,
+    recent_user_texts,
+    reply_features,
+    sentence_pools,
+    sentences_of,
+    user_vector,
+)
+from empa_env.offline.semantic.heads import (
+    HEAD_NAMES,
+    Gate,
+    Heads,
+    calibrate,
+    classes_of,
+    fit_gate,
+    fit_head,
+)
 from empa_env.offline.semantic.metrics import macro_f1
 
 #: L2 strength of the shipped heads (on standardised features).
 DEFAULT_L2 = 0.02
+#: L2 of the relevance gate, and the share of on-topic replies with progress (``val``) it may cap.
+GATE_L2 = 0.05
+GATE_FALSE_RATE = 0.03
 
 
 @dataclass(frozen=True)
@@ -83,20 +102,51 @@ def load_records(path: Path) -> list[LabelledReply]:
     return out
 
 
+#: Feature sets: ``"pair"`` (the shipped heads) and ``"pooled"`` (pair + sentence max/mean pools
+#: and the relevance gate; experimental, see MODEL_CARD.md).
+FEATURE_SETS: dict[str, str] = {
+    "pair": "[r, u*r, |u-r|, cos(u,r)]",
+    "pooled": "[r, u*r, |u-r|, cos(u,r), max_i s_i, mean_i s_i]",
+}
+
+
 def embed_records(
-    records: Sequence[LabelledReply], encoder: Encoder
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(user vectors, reply vectors)``, each ``(n, dim)``; every distinct text encoded once."""
+    records: Sequence[LabelledReply], encoder: Encoder, sentences: bool = True
+) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """``(user vectors, reply vectors, per-reply sentence vectors)``; each text encoded once.
+
+    Without ``sentences`` the sentence list is empty and only users and replies are encoded.
+    """
+    sents = [sentences_of(r.reply) if sentences else [] for r in records]
     texts = sorted({t for r in records for t in recent_user_texts(r.context)} | {
-        r.reply for r in records
-    })  # fmt: skip
+        r.reply for r in records} | {s for ss in sents for s in ss})  # fmt: skip
     rows = encoder.encode(texts)
     index = {t: i for i, t in enumerate(texts)}
     U = np.stack([user_vector(rows[[index[t] for t in recent_user_texts(r.context)]])
                   if recent_user_texts(r.context) else np.zeros(rows.shape[1], np.float32)
                   for r in records])  # fmt: skip
     R = rows[[index[r.reply] for r in records]]
-    return U, R
+    S = [rows[[index[s] for s in ss]] for ss in sents]
+    return U, R, S
+
+
+def _fit_gate(records: Sequence[LabelledReply], G: np.ndarray, train: np.ndarray,
+              val: np.ndarray) -> Gate | None:  # fmt: skip
+    """The relevance gate: off-topic families against on-topic replies that earn progress."""
+    off = np.array(["off_topic" in r.family for r in records])
+    prog = np.array([any(r.levels[n] > 0 for n in ("C_Prog", "A_Prog", "P_Prog")) for r in records])
+    use = (off | prog) & ~(off & prog)
+    if not (off & train).any() or not (prog & train & ~off).any():
+        return None
+    mean = G[train & use].mean(axis=0)
+    scale = G[train & use].std(axis=0) + 1e-6
+    Z = (G - mean) / scale
+    w, b = fit_gate(Z[train & use], off[train & use].astype(np.float64), GATE_L2)
+    gate = Gate(w, b, mean, scale, 0.5)
+    neg = val & prog & ~off
+    p = gate.proba(G[neg]) if neg.any() else gate.proba(G[train & prog & ~off])
+    gate.threshold = round(max(0.5, float(np.quantile(p, 1 - GATE_FALSE_RATE))), 4)
+    return gate
 
 
 def data_digest(records: Sequence[LabelledReply]) -> str:
@@ -111,10 +161,18 @@ def train_heads(
     encoder: Encoder,
     l2: float = DEFAULT_L2,
     tier: str = "",
+    features: str = "pair",
 ) -> Heads:
     """Fit the six heads on ``split == "train"`` rows, calibrate thresholds on ``val``."""
-    U, R = embed_records(records, encoder)
-    X = pair_features(U, R).astype(np.float64)
+    if features not in FEATURE_SETS:
+        raise ValueError(f"features must be one of {sorted(FEATURE_SETS)}, got {features!r}")
+    pooled = features == "pooled"
+    U, R, S = embed_records(records, encoder, sentences=pooled)
+    if pooled:
+        smax, smean = sentence_pools(S)
+        X = reply_features(U, R, smax, smean).astype(np.float64)
+    else:
+        X = pair_features(U, R).astype(np.float64)
     splits = np.array([r.split for r in records])
     train = splits == "train"
     if not train.any():
@@ -135,15 +193,28 @@ def train_heads(
             "val_accuracy": round(float((pred == y[val]).mean()), 4),
             "val_macro_f1": round(macro_f1(np.abs(y[val]), np.abs(pred)), 4),
         }
+    gate = (
+        _fit_gate(records, gate_features(U, R, S).astype(np.float64), train, val)
+        if pooled
+        else None
+    )
+    if gate is not None:
+        off = np.array(["off_topic" in r.family for r in records])
+        p = gate.proba(gate_features(U, R, S)[val]) >= gate.threshold
+        report["gate"] = {
+            "threshold": gate.threshold,
+            "val_off_topic_caught": round(float(p[off[val]].mean()), 4) if off[val].any() else 0.0,
+            "val_on_topic_capped": round(float(p[~off[val]].mean()), 4),
+        }
     meta = {
         "encoder_id": encoder.id,
         "encoder_sha256": encoder.sha256,
         "encoder_tier": tier,
-        "features": "[r, u*r, |u-r|, cos(u,r)]",
+        "features": FEATURE_SETS[features],
         "l2": l2,
         "n_train": int(train.sum()),
         "n_val": int((splits == "val").sum()),
         "data_sha256": data_digest(records),
         "validation": report,
     }
-    return Heads(heads, mean, scale, meta)
+    return Heads(heads, mean, scale, meta, gate)

@@ -973,6 +973,12 @@ class CorpusConfig:
     #: Extra off-topic pairs (a genuine reply written for another case): the heads must learn
     #: that progress needs *this* user's content, so this family is drawn on top of the others.
     off_topic_per_context: float = 0.45
+    #: The forum component (:mod:`.forum`): posts, replies per post, off-topic pairs per post.
+    #: Off (0) in the shipped corpus until heads trained with it are validated and shipped
+    #: (``empa judge corpus --forum-posts 2000`` builds the experimental corpus).
+    forum_posts: int = 0
+    forum_replies_per_post: int = 4
+    forum_off_topic_rate: float = 0.6
 
 
 def generate(config: CorpusConfig = CorpusConfig()) -> list[Record]:
@@ -1011,6 +1017,11 @@ def generate(config: CorpusConfig = CorpusConfig()) -> list[Record]:
             while other.case_id == ctx.case_id:
                 other = rng.choice(contexts)
             records.append(hard_negative(ctx, "off_topic", rng, n := n + 1, other))
+    from empa_env.offline.semantic.corpus.forum import forum_records
+
+    if config.forum_posts:
+        records += forum_records(random.Random(config.seed + 1), config.forum_posts,
+                                 config.forum_replies_per_post, config.forum_off_topic_rate)  # fmt: skip
     seen: set[str] = set()
     unique = []
     for r in records:
