@@ -14,11 +14,14 @@ Each subcommand's flags are generated from its configuration dataclasses
 Every subcommand takes ``--config FILE`` (a YAML or JSON mapping of the same option names, with
 dashes or underscores); a flag given on the command line wins over the file. ``empa train
 SUBCOMMAND --help`` lists every option with its help and default. Models are ``tiny`` (built
-offline) or a local checkpoint directory; nothing is downloaded (the Hugging Face libraries are
-kept offline for the process).
+offline), a local checkpoint directory or a Hugging Face id already in the local cache; nothing is
+downloaded (the Hugging Face libraries are kept offline for the process).
 
     empa train sft  --trajectories runs.jsonl --success-only --output-dir runs/sft
+    empa train sft  --trajectories RUN_DIR/episodes.jsonl   (empa export's lines, or RUN_DIR)
     empa train rm   --pairs pairs.jsonl --output-dir runs/rm
+    empa train rm   --from-run RUN_DIR          (replies of several episodes at one context)
+    empa train rm   --from-env EMPA-v0 --candidates 4 --num-cases 8
     empa train rm   --humanlike-corpus dialogues.jsonl --machine-utterances machine.txt
     empa train mica --model tiny --estimator mica --max-steps 20 \\
         --env-kwargs '{"max_turns": 6, "epm_overrides": {"min_turns": 3}}'
@@ -45,6 +48,7 @@ from typing import Any
 
 from baselines.dataclass_cli import DataclassParser
 from baselines.training import use_offline_hub
+from baselines.training.tiny import MODEL_HELP
 
 #: What ``empa train`` needs beyond the base install (the ``train`` extra).
 TRAIN_PACKAGES = ("torch", "transformers", "trl")
@@ -76,18 +80,56 @@ class SFTCommandOptions:
     """What ``empa train sft`` reads and writes besides the training configuration."""
 
     trajectories: str = field(
-        metadata={"help": "JSONL file of epm.Trajectory records, one per line"}
+        metadata={
+            "help": "JSONL of epm.Trajectory records or `empa export`'s episodes.jsonl, or a run "
+            "directory"
+        }
     )
     no_save: bool = field(default=False, metadata={"help": "do not write the trained model"})
 
 
 @dataclass
 class RMCommandOptions:
-    """Where ``empa train rm`` takes its preference pairs (exactly one of two sources)."""
+    """Where ``empa train rm`` takes its preference pairs (exactly one of four sources)."""
 
     pairs: str | None = field(
         default=None,
         metadata={"help": "JSONL rows with prompt/chosen/rejected (optional margin)"},
+    )
+    from_run: str | None = field(
+        default=None,
+        metadata={
+            "help": "run directory (or its episodes.jsonl): replies of episodes that reached the "
+            "same context, ranked by the Judger's recorded increment"
+        },
+    )
+    from_env: str | None = field(
+        default=None,
+        metadata={
+            "help": "Gymnasium id (e.g. EMPA-v0): play episodes, rank --candidates replies per "
+            "turn by the Judger's increment on copies of the environment"
+        },
+    )
+    candidates: int = field(
+        default=4, metadata={"help": "candidate replies per turn with --from-env (>= 2)"}
+    )
+    candidate_policies: str = field(
+        default="scripted:attuned,scripted:advice_giver,scripted:lecturer,scripted:random_mixer",
+        metadata={"help": "comma-separated policy specs proposing the --from-env candidates"},
+    )
+    env_kwargs: dict[str, Any] | None = field(
+        default=None,
+        metadata={"help": "gymnasium.make keyword arguments for --from-env (JSON object)"},
+    )
+    num_cases: int = field(
+        default=4, metadata={"help": "episodes (first N cases of the pool) with --from-env"}
+    )
+    pair_key: str = field(
+        default="delta_E",
+        metadata={"help": "the Judger's per-turn increment that ranks replies (run/env pairs)"},
+    )
+    with_margin: bool = field(
+        default=False, metadata={"help": "add the score difference as each pair's margin"}
     )
     humanlike_corpus: str | None = field(
         default=None,
@@ -108,9 +150,7 @@ class RMCommandOptions:
 class MICACommandOptions:
     """The policy ``empa train mica`` starts from, and what it plays and writes."""
 
-    model: str = field(
-        default="tiny", metadata={"help": "'tiny' (built offline) or a local checkpoint directory"}
-    )
+    model: str = field(default="tiny", metadata={"help": MODEL_HELP})
     num_cases: int | None = field(
         default=None, metadata={"help": "train on the first N cases of the pool only"}
     )
@@ -168,12 +208,15 @@ def _print_json(data: dict[str, Any]) -> None:
 
 def run_sft(parser: DataclassParser, argv: Sequence[str]) -> int:
     """``empa train sft``: filter trajectories, fine-tune, save; prints a JSON summary."""
+    from baselines.training.data import read_trajectories
     from baselines.training.sft import train_sft
-    from epm.trajectory import Trajectory
 
     cfg, opts = parser.parse(argv)
-    trajectories = [Trajectory.from_dict(r) for r in _read_jsonl(opts.trajectories)]
-    trainer = train_sft(trajectories, cfg, save=not opts.no_save)
+    try:
+        trajectories = read_trajectories(opts.trajectories)
+    except (OSError, ValueError) as exc:
+        parser.parser.error(f"--trajectories: {exc}")
+    trainer = _with_model(parser, lambda: train_sft(trajectories, cfg, save=not opts.no_save))
     _print_json(
         {
             "train_loss": trainer.state.log_history[-1].get("train_loss"),
@@ -220,15 +263,72 @@ def _humanlike_rows(opts: RMCommandOptions, seed: int) -> list[dict[str, Any]]:
     return humanlike_pairs(samples, rng)
 
 
+def _with_model(parser: DataclassParser, train: Callable[[], Any]) -> Any:
+    """Run ``train``; a model that is neither tiny, a directory nor cached is a one-line error."""
+    try:
+        return train()
+    except FileNotFoundError as exc:
+        parser.parser.error(f"--model: {exc}")
+
+
+def _run_rows(parser: DataclassParser, opts: RMCommandOptions) -> list[dict[str, Any]]:
+    from baselines.training.data import read_trajectories, run_preference_pairs
+
+    assert opts.from_run is not None
+    try:
+        trajectories = read_trajectories(opts.from_run)
+    except (OSError, ValueError) as exc:
+        parser.parser.error(f"--from-run: {exc}")
+    return run_preference_pairs(trajectories, key=opts.pair_key, with_margin=opts.with_margin)
+
+
+def _env_rows(parser: DataclassParser, opts: RMCommandOptions, seed: int) -> list[dict[str, Any]]:
+    import gymnasium as gym
+
+    import empa_env  # noqa: F401  (registers the environment ids)
+    from baselines.training.rollout import env_preference_pairs
+    from empa_env.policy import load_policy
+
+    specs = [s.strip() for s in opts.candidate_policies.split(",") if s.strip()]
+    if not 2 <= opts.candidates <= len(specs):
+        parser.parser.error(
+            f"--candidates must be between 2 and the {len(specs)} --candidate-policies"
+        )
+    try:
+        policies = [load_policy(spec) for spec in specs[: opts.candidates]]
+        env = gym.make(opts.from_env, **(opts.env_kwargs or {}))
+    except Exception as exc:  # a bad spec, id or keyword: one line
+        parser.parser.error(f"--from-env/--candidate-policies/--env-kwargs: {exc}")
+    try:
+        cases = [c.id for c in env.unwrapped.cases][: opts.num_cases]
+        return env_preference_pairs(
+            env, cases, policies, key=opts.pair_key, seed=seed, with_margin=opts.with_margin
+        )
+    finally:
+        env.close()
+
+
 def run_rm(parser: DataclassParser, argv: Sequence[str]) -> int:
     """``empa train rm``: a Bradley-Terry reward model on pairs; prints a JSON summary."""
     from baselines.training.rm import train_reward_model
 
     cfg, opts = parser.parse(argv)
-    if bool(opts.pairs) == bool(opts.humanlike_corpus):
-        parser.parser.error("give exactly one of --pairs and --humanlike-corpus")
-    rows = _read_jsonl(opts.pairs) if opts.pairs else _humanlike_rows(opts, cfg.seed)
-    trainer = train_reward_model(rows, cfg, save=not opts.no_save)
+    sources = [opts.pairs, opts.humanlike_corpus, opts.from_run, opts.from_env]
+    if sum(bool(x) for x in sources) != 1:
+        parser.parser.error(
+            "give exactly one of --pairs, --humanlike-corpus, --from-run and --from-env"
+        )
+    if opts.pairs:
+        rows = _read_jsonl(opts.pairs)
+    elif opts.humanlike_corpus:
+        rows = _humanlike_rows(opts, cfg.seed)
+    elif opts.from_run:
+        rows = _run_rows(parser, opts)
+    else:
+        rows = _env_rows(parser, opts, cfg.seed)
+    if not rows:
+        parser.parser.error("no preference pairs (every context had a single distinct reply)")
+    trainer = _with_model(parser, lambda: train_reward_model(rows, cfg, save=not opts.no_save))
     _print_json(
         {
             "train_loss": trainer.state.log_history[-1].get("train_loss"),
@@ -256,7 +356,9 @@ def run_mica(parser: DataclassParser, argv: Sequence[str]) -> int:
     probe.close()
     if opts.num_cases:
         cases = cases[: opts.num_cases]
-    model, tokenizer = load_or_build(opts.model, "causal_lm", seed=config.seed)
+    model, tokenizer = _with_model(
+        parser, lambda: load_or_build(opts.model, "causal_lm", seed=config.seed)
+    )
     trainer = MICATrainer(model, config, case_dataset(cases), tokenizer)
     trainer.train()
     trainer.close()

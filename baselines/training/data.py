@@ -14,10 +14,12 @@ Everything here returns plain lists of dicts; :func:`to_dataset` makes a ``datas
 
 from __future__ import annotations
 
+import json
 import random
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from epm.episode import evaluate_many
@@ -32,6 +34,46 @@ def to_dataset(rows: Sequence[Mapping[str, Any]]) -> Any:
     from datasets import Dataset
 
     return Dataset.from_list([dict(r) for r in rows])
+
+
+# --- reading trajectories ---------------------------------------------------------------
+def trajectory_from_record(record: Mapping[str, Any]) -> Trajectory:
+    """A :class:`Trajectory` from either a plain trajectory record (``Trajectory.to_dict``) or a
+    line of ``empa export``'s ``episodes.jsonl`` (``{"episode_key", ..., "trajectory": {...}}``)."""
+    if "trajectory" in record and isinstance(record["trajectory"], Mapping):
+        return Trajectory.from_dict(dict(record["trajectory"]))
+    return Trajectory.from_dict(dict(record))
+
+
+def read_trajectories(source: str | Path) -> list[Trajectory]:
+    """Trajectories from a JSONL file (plain trajectory records or ``empa export`` lines) or a run
+    directory (its ``episodes.jsonl`` when exported, else its results store)."""
+    path = Path(source)
+    if path.is_dir():
+        exported = path / "episodes.jsonl"
+        if exported.exists():
+            return read_trajectories(exported)
+        if not (path / "results.sqlite").exists():
+            raise FileNotFoundError(
+                f"{path} is not a run directory (no results.sqlite); run `empa bench --out {path}`"
+            )
+        from benchmarks.store import RunStore
+
+        with RunStore(path) as store:
+            return [Trajectory.from_dict(json.loads(row[-1])) for row in store.iter_rows()]
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such file or run directory")
+    out = []
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if line.strip():
+                try:
+                    out.append(trajectory_from_record(json.loads(line)))
+                except (TypeError, KeyError, ValueError) as exc:
+                    raise ValueError(
+                        f"{path}:{number}: neither a trajectory nor an `empa export` line ({exc})"
+                    ) from exc
+    return out
 
 
 # --- SFT -----------------------------------------------------------------------------------
@@ -156,6 +198,37 @@ def preference_pairs(
         if with_margin:
             row["margin"] = margin
         rows.append(row)
+    return rows
+
+
+def run_preference_pairs(
+    trajectories: Iterable[Trajectory],
+    key: str = "delta_E",
+    mode: PairMode = "best_vs_rest",
+    min_margin: float = 0.0,
+    with_margin: bool = False,
+) -> list[dict[str, Any]]:
+    """Preference pairs from recorded episodes: wherever two or more episodes reached the same
+    context (the same messages so far, e.g. a case's opening, played by several policies or
+    seeds), their distinct replies there are ranked by the Judger's recorded increment ``key``
+    (``delta_E``, ``projection``, ...) of that turn. Identical replies count once (their mean)."""
+    at_context: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    contexts: dict[str, Conversation] = {}
+    for traj in trajectories:
+        messages = traj.transcript()
+        assistant = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
+        for turn, i in zip(traj.turns, assistant, strict=False):
+            context = messages[:i]
+            ident = json.dumps([traj.case_id, context], ensure_ascii=False)
+            contexts[ident] = context
+            at_context[ident][messages[i]["content"]].append(float(getattr(turn, key)))
+    rows = []
+    for ident, replies in at_context.items():
+        if len(replies) < 2:
+            continue
+        candidates = list(replies)
+        scores = [sum(v) / len(v) for v in replies.values()]
+        rows += preference_pairs(contexts[ident], candidates, scores, mode, min_margin, with_margin)
     return rows
 
 
@@ -301,6 +374,7 @@ def humanlike_pairs(
 
 __all__ = [
     "HUMAN", "MACHINE", "HumanlikeSample", "SFTFilter", "context_based_samples",
-    "context_free_samples", "humanlike_pairs", "preference_pairs", "sft_examples",
-    "shuffled_context_samples", "to_dataset", "trim_to_last_reply",
+    "context_free_samples", "humanlike_pairs", "preference_pairs", "read_trajectories",
+    "run_preference_pairs", "sft_examples", "shuffled_context_samples", "to_dataset",
+    "trajectory_from_record", "trim_to_last_reply",
 ]  # fmt: skip

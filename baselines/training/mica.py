@@ -6,23 +6,44 @@ Algorithm 1 of the MICA paper, one optimiser step per batch of ``B`` cases:
    (:func:`baselines.training.rollout.play_episodes`); each turn yields ``(h_t, a_t, r_t)``;
 2. per-turn advantages ``A_t`` from any estimator of :mod:`baselines.advantages` (MICA's mixed
    ``alpha * A^t + (1 - alpha) * A^g`` by default, or GRPO / REINFORCE++ / pure variants);
-3. the per-turn clipped policy-gradient loss, as TRL's GRPO loss (``loss_type="grpo"``)::
+3. the per-turn clipped policy-gradient loss; ``loss_type`` names the aggregation, as in TRL's
+   ``GRPOConfig`` (``ratio = pi_theta / pi_old`` per token, ``c(ratio) = clip(ratio, 1 - eps,
+   1 + eps_high)``, ``l = -min(ratio * A_t, c(ratio) * A_t)``; ``N`` turns in the generation)::
 
-       ratio = pi_theta(a_t | h_t) / pi_old(a_t | h_t)           (per token)
-       l_t   = mean over a_t's tokens of -min(ratio * A_t, clip(ratio, 1 - eps, 1 + eps_high) * A_t)
-       L     = (1 / BKT) * sum over all turns of l_t
+       grpo     (default)  L = (1/N) sum_t mean over a_t's tokens of l
+       dapo                L = sum over all reply tokens of l / (number of reply tokens)
+       dr_grpo             L = sum over all reply tokens of l / (N * max_new_tokens)
+       mica_seq            L = (1/N) sum_t -min(R_t A_t, c(R_t) A_t),
+                           R_t = pi_theta(a_t | h_t) / pi_old(a_t | h_t) with the whole reply's
+                           log-prob summed over its tokens (the paper's Algorithm 1: on-policy its
+                           gradient is that of -(1/N) sum_t A_t log pi(a_t | h_t))
 
-   Only the reply tokens ``a_t`` are in the loss: the history ``h_t`` (the user's turns and the
-   earlier replies) is conditioning only, masked out by ``completion_mask``.
+   With ``beta > 0`` the per-token KL to a frozen copy of the starting model (TRL's ``k3``
+   estimator ``exp(ref - logp) - (ref - logp) - 1``) is added with weight ``beta`` (summed over
+   the reply for ``mica_seq``). Only the reply tokens ``a_t`` are in the loss: the history ``h_t``
+   (the user's turns and the earlier replies) is conditioning only, masked out by
+   ``completion_mask``; ``mask_truncated_completions`` also masks replies cut by
+   ``max_new_tokens`` (no end-of-turn token).
+
+Rollouts are generated once per ``steps_per_generation`` micro-steps, as in TRL's
+``GRPOTrainer``: the dataloader yields ``B * steps_per_generation`` cases, their turns are shuffled
+and split into ``steps_per_generation`` slices, one per micro-step, and the whole generation is
+reused ``num_iterations`` times. ``steps_per_generation`` defaults to
+``gradient_accumulation_steps``, so with ``num_iterations = 2`` the second pass over a generation
+comes after an optimiser step (its ratio is no longer 1), never inside the same accumulation
+window.
 
 :class:`MICAConfig` is a ``TrainingArguments`` dataclass (so ``HfArgumentParser`` and the CLI can
 fill it); :class:`MICATrainer` subclasses ``transformers.Trainer`` and reuses its optimiser,
 scheduler, logging, callbacks and checkpointing, plus TRL's ``RepeatSampler`` (to reuse one
-rollout batch for ``num_iterations`` updates) and ``selective_log_softmax``.
+rollout batch for ``num_iterations`` updates) and ``selective_log_softmax``. ``torch_threads``
+(default 1) sets ``torch.set_num_threads``: on a 2-core CPU one thread is much faster than
+torch's default for these small per-turn forwards (``benchmarks/perf/perf_mica_threads.py``).
 """
 
 from __future__ import annotations
 
+import copy
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +56,16 @@ from trl.trainer.utils import RepeatSampler, selective_log_softmax
 
 from baselines.advantages import ESTIMATORS, AdvantageConfig, Estimator
 from baselines.training.rollout import GenerationSettings, RolloutBatch, play_episodes
+
+#: ``MICAConfig.loss_type`` values: TRL's ``grpo``, ``dapo``, ``dr_grpo`` and the paper's
+#: Algorithm 1 with the whole reply's log-prob (``mica_seq``).
+LOSS_TYPES = ("grpo", "dapo", "dr_grpo", "mica_seq")
+#: Default of ``MICAConfig.torch_threads``, measured by benchmarks/perf/perf_mica_threads.py on a
+#: shared 2-core CPU (B=1, K=2, EMPA-v0 max_turns 12): Llama hidden 256 x 4 layers, 10.8 s/step with
+#: 1 thread, 12.3 s with 2, 19.0 s with torch's default (2); the 64 x 2 tiny model, 1.8 / 1.6 /
+#: 1.4 s (the environment dominates, differences within the other jobs' noise). The issue saw
+#: 23.6 s vs 181 s on a larger model.
+DEFAULT_TORCH_THREADS = 1
 
 
 @dataclass
@@ -74,7 +105,27 @@ class MICAConfig(TrainingArguments):
         default=None, metadata={"help": "upper clip (default epsilon)"}
     )
     num_iterations: int = field(default=1, metadata={"help": "updates per rollout batch (mu)"})
+    steps_per_generation: int | None = field(
+        default=None,
+        metadata={
+            "help": "micro-steps per generation: B * this many cases are rolled out at once and "
+            "split across that many micro-steps (default gradient_accumulation_steps)"
+        },
+    )
+    loss_type: str = field(default="grpo", metadata={"help": f"one of {list(LOSS_TYPES)}"})
+    beta: float = field(
+        default=0.0,
+        metadata={"help": "KL weight to a frozen reference model (0: no reference model)"},
+    )
+    mask_truncated_completions: bool = field(
+        default=False,
+        metadata={"help": "replies cut by max_new_tokens (no end-of-turn token) get no gradient"},
+    )
     turn_batch_size: int = field(default=16, metadata={"help": "turns per forward/backward chunk"})
+    torch_threads: int = field(
+        default=DEFAULT_TORCH_THREADS,
+        metadata={"help": "torch.set_num_threads for training (0: leave torch's default)"},
+    )
     # --- TrainingArguments defaults that suit this trainer ---
     remove_unused_columns: bool = field(
         default=False, metadata={"help": "keep the dataset's columns (the trainer needs 'case')"}
@@ -99,6 +150,12 @@ class MICAConfig(TrainingArguments):
             raise ValueError("num_rollouts and num_iterations must be >= 1")
         if self.epsilon_high is None:
             self.epsilon_high = self.epsilon
+        if self.loss_type not in LOSS_TYPES:
+            raise ValueError(f"unknown loss_type {self.loss_type!r}; choose one of {LOSS_TYPES}")
+        if self.steps_per_generation is None:
+            self.steps_per_generation = self.gradient_accumulation_steps
+        if self.steps_per_generation < 1 or self.torch_threads < 0 or self.beta < 0:
+            raise ValueError("steps_per_generation >= 1, torch_threads >= 0 and beta >= 0")
 
     @property
     def advantage(self) -> AdvantageConfig:
@@ -121,23 +178,42 @@ class TurnTensors:
 
     input_ids: torch.Tensor  # (N, L)
     attention_mask: torch.Tensor  # (N, L)
-    completion_mask: torch.Tensor  # (N, L): 1 on a_t's tokens only
+    completion_mask: torch.Tensor  # (N, L): 1 on a_t's tokens only (0 for masked replies)
     advantages: torch.Tensor  # (N,)
     old_logps: torch.Tensor | None = None  # (N, L - 1)
+    ref_logps: torch.Tensor | None = None  # (N, L - 1)
+    truncated: torch.Tensor | None = None  # (N,) bool: reply cut by max_new_tokens
 
     def __len__(self) -> int:
         return int(self.input_ids.shape[0])
 
-    def chunk(self, start: int, stop: int) -> TurnTensors:
-        old = self.old_logps[start:stop] if self.old_logps is not None else None
+    def select(self, index: torch.Tensor | slice) -> TurnTensors:
+        """The rows ``index`` (a slice or a tensor of row indices)."""
+
+        def pick(t: torch.Tensor | None) -> torch.Tensor | None:
+            return t[index] if t is not None else None
+
         return TurnTensors(
-            self.input_ids[start:stop], self.attention_mask[start:stop],
-            self.completion_mask[start:stop], self.advantages[start:stop], old,
+            self.input_ids[index], self.attention_mask[index], self.completion_mask[index],
+            self.advantages[index], pick(self.old_logps), pick(self.ref_logps),
+            pick(self.truncated),
         )  # fmt: skip
 
+    def chunk(self, start: int, stop: int) -> TurnTensors:
+        return self.select(slice(start, stop))
 
-def turn_tensors(batch: RolloutBatch, advantages: np.ndarray, pad_id: int) -> TurnTensors:
-    """Right-padded ``[prompt ; completion]`` rows, one per turn, with ``A[b, k, t]`` attached."""
+
+def turn_tensors(
+    batch: RolloutBatch,
+    advantages: np.ndarray,
+    pad_id: int,
+    eos_id: int | None = None,
+    mask_truncated: bool = False,
+) -> TurnTensors:
+    """Right-padded ``[prompt ; completion]`` rows, one per turn, with ``A[b, k, t]`` attached.
+
+    A reply is truncated when it does not end with ``eos_id`` (generation stopped at
+    ``max_new_tokens``); with ``mask_truncated`` its completion mask is all zeros."""
     samples = batch.samples
     width = max(len(s.prompt_ids) + len(s.completion_ids) for s in samples)
     n = len(samples)
@@ -145,17 +221,30 @@ def turn_tensors(batch: RolloutBatch, advantages: np.ndarray, pad_id: int) -> Tu
     attention = torch.zeros((n, width), dtype=torch.long)
     completion = torch.zeros((n, width), dtype=torch.long)
     adv = torch.zeros(n, dtype=torch.float32)
+    truncated = torch.zeros(n, dtype=torch.bool)
     for i, s in enumerate(samples):
         p, c = len(s.prompt_ids), len(s.completion_ids)
         input_ids[i, : p + c] = torch.tensor(s.prompt_ids + s.completion_ids, dtype=torch.long)
         attention[i, : p + c] = 1
-        completion[i, p : p + c] = 1
+        truncated[i] = eos_id is not None and (c == 0 or s.completion_ids[-1] != eos_id)
+        if not (mask_truncated and truncated[i]):
+            completion[i, p : p + c] = 1
         adv[i] = float(advantages[s.case_index, s.rollout, s.turn])
-    return TurnTensors(input_ids, attention, completion, adv)
+    return TurnTensors(input_ids, attention, completion, adv, truncated=truncated)
 
 
-def per_token_logps(model: Any, tt: TurnTensors, temperature: float = 1.0) -> torch.Tensor:
-    """``log pi(token_{j+1} | tokens_{<=j})`` for every position, ``(N, L - 1)``."""
+def per_token_logps(
+    model: Any, tt: TurnTensors, temperature: float = 1.0, batch_size: int | None = None
+) -> torch.Tensor:
+    """``log pi(token_{j+1} | tokens_{<=j})`` for every position, ``(N, L - 1)`` (forwards of
+    ``batch_size`` rows at a time when given)."""
+    if batch_size is not None and len(tt) > batch_size:
+        return torch.cat(
+            [
+                per_token_logps(model, tt.chunk(i, i + batch_size), temperature)
+                for i in range(0, len(tt), batch_size)
+            ]
+        )
     device = next(model.parameters()).device
     logits = model(
         input_ids=tt.input_ids.to(device), attention_mask=tt.attention_mask.to(device)
@@ -184,6 +273,116 @@ def clipped_turn_loss(
     return per_turn, is_clipped & mask.bool()
 
 
+@dataclass
+class LossTerms:
+    """What :func:`policy_loss_terms` returns: ``numerator / loss_denominator(...)`` is the loss;
+    the rest are diagnostics (detached)."""
+
+    numerator: torch.Tensor  # scalar, differentiable
+    ratio: torch.Tensor  # (N, L - 1) token ratios; (N, 1) sequence ratios for mica_seq
+    clipped: torch.Tensor  # (N, L - 1) bool: reply tokens whose term is clipped
+    kl: torch.Tensor | None  # (N, L - 1) per-token KL to the reference (beta > 0)
+
+
+def policy_loss_terms(
+    logps: torch.Tensor,
+    old_logps: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    loss_type: str = "grpo",
+    epsilon_low: float = 0.2,
+    epsilon_high: float = 0.2,
+    ref_logps: torch.Tensor | None = None,
+    beta: float = 0.0,
+) -> LossTerms:
+    """The clipped policy-gradient loss's numerator for ``loss_type`` (see the module docstring).
+
+    ``grpo`` and ``mica_seq`` sum per-turn values (divide by the number of turns); ``dapo`` and
+    ``dr_grpo`` sum per-token values (divide by the reply tokens, or turns x max_new_tokens)."""
+    if loss_type not in LOSS_TYPES:
+        raise ValueError(f"unknown loss_type {loss_type!r}; choose one of {LOSS_TYPES}")
+    on = mask.bool()
+    mask = mask.to(logps.dtype)
+    a = advantages.to(logps.dtype).unsqueeze(1)
+    log_ratio = torch.where(on, logps - old_logps, torch.zeros_like(logps))
+    kl = None
+    if beta != 0.0:
+        if ref_logps is None:
+            raise ValueError("beta > 0 needs the reference model's log-probs")
+        diff = torch.where(on, ref_logps - logps, torch.zeros_like(logps))
+        kl = torch.exp(diff) - diff - 1
+    if loss_type == "mica_seq":
+        ratio = torch.exp(log_ratio.sum(-1, keepdim=True))
+        clipped_ratio = torch.clamp(ratio, 1 - epsilon_low, 1 + epsilon_high)
+        per_turn = -torch.min(ratio * a, clipped_ratio * a)
+        per_turn = per_turn.squeeze(1) * on.any(-1).to(logps.dtype)  # masked replies: nothing
+        if kl is not None:
+            per_turn = per_turn + beta * (kl * mask).sum(-1)
+        numerator = per_turn.sum()
+        is_clipped = ((ratio < 1 - epsilon_low) & (a < 0)) | ((ratio > 1 + epsilon_high) & (a > 0))
+        return LossTerms(numerator, ratio.detach(), (is_clipped & on).detach(), _detach(kl))
+    ratio = torch.exp(log_ratio)
+    clipped_ratio = torch.clamp(ratio, 1 - epsilon_low, 1 + epsilon_high)
+    per_token = -torch.min(ratio * a, clipped_ratio * a)
+    if kl is not None:
+        per_token = per_token + beta * kl
+    per_token = per_token * mask
+    if loss_type == "grpo":
+        numerator = (per_token.sum(-1) / mask.sum(-1).clamp(min=1.0)).sum()
+    else:  # dapo, dr_grpo: token sums
+        numerator = per_token.sum()
+    is_clipped = ((ratio < 1 - epsilon_low) & (a < 0)) | ((ratio > 1 + epsilon_high) & (a > 0))
+    return LossTerms(numerator, ratio.detach(), (is_clipped & on).detach(), _detach(kl))
+
+
+def _detach(t: torch.Tensor | None) -> torch.Tensor | None:
+    return t.detach() if t is not None else None
+
+
+def loss_denominator(loss_type: str, turns: int, tokens: int, max_new_tokens: int) -> float:
+    """What :attr:`LossTerms.numerator` is divided by over a whole generation of ``turns`` turns
+    with ``tokens`` reply tokens in the loss."""
+    if loss_type in ("grpo", "mica_seq"):
+        return float(max(turns, 1))
+    if loss_type == "dapo":
+        return float(max(tokens, 1))
+    if loss_type == "dr_grpo":
+        return float(max(turns * max_new_tokens, 1))
+    raise ValueError(f"unknown loss_type {loss_type!r}; choose one of {LOSS_TYPES}")
+
+
+def policy_loss(
+    logps: torch.Tensor,
+    old_logps: torch.Tensor,
+    advantages: torch.Tensor,
+    mask: torch.Tensor,
+    loss_type: str = "grpo",
+    epsilon_low: float = 0.2,
+    epsilon_high: float = 0.2,
+    max_new_tokens: int = 48,
+    ref_logps: torch.Tensor | None = None,
+    beta: float = 0.0,
+) -> torch.Tensor:
+    """The loss of one whole batch of turns (numerator over denominator)."""
+    terms = policy_loss_terms(
+        logps, old_logps, advantages, mask, loss_type, epsilon_low, epsilon_high, ref_logps, beta
+    )
+    denominator = loss_denominator(loss_type, int(logps.shape[0]), int(mask.sum()), max_new_tokens)
+    return terms.numerator / denominator
+
+
+@dataclass
+class Generation:
+    """One rollout generation: its tensors, split into ``steps_per_generation`` slices, and the
+    totals the loss is normalised by."""
+
+    tensors: TurnTensors
+    batch: RolloutBatch
+    slices: list[TurnTensors]
+    turns: int
+    tokens: int
+
+
 class MICATrainer(Trainer):
     """Multi-turn policy-gradient training of a causal LM in EMPA environments.
 
@@ -194,8 +393,14 @@ class MICATrainer(Trainer):
             :func:`case_dataset` builds one.
         processing_class: the tokenizer (with a chat template).
         env_factory: builds one environment (default ``gymnasium.make(args.env_id, **env_kwargs)``);
-            ``B * K`` of them are created once and reused.
+            ``B * K * steps_per_generation`` of them are created once and reused.
         estimator: overrides ``args.estimator`` with any callable of the estimators' signature.
+        ref_model: the frozen reference of the KL term (``beta > 0``); default a copy of ``model``
+            as it is when the trainer is built.
+
+    After each micro-step :attr:`pass_log` holds one row ``{"step", "pass", "ratio_dev",
+    "clip_ratio"}`` (``pass`` counts the uses of the current generation from 0, ``ratio_dev`` is
+    the mean ``|ratio - 1|`` over its reply tokens); the logs carry their means per step.
     """
 
     def __init__(
@@ -207,9 +412,14 @@ class MICATrainer(Trainer):
         env_factory: Callable[[], Any] | None = None,
         estimator: Estimator | None = None,
         callbacks: Sequence[Any] | None = None,
+        ref_model: Any = None,
     ) -> None:
         if processing_class.pad_token_id is None:
             raise ValueError("the tokenizer needs a pad token")
+        if args.torch_threads:
+            torch.set_num_threads(args.torch_threads)
+        if args.beta != 0.0 and ref_model is None:
+            ref_model = copy.deepcopy(model)
         super().__init__(
             model=model,
             args=args,
@@ -218,6 +428,10 @@ class MICATrainer(Trainer):
             data_collator=lambda rows: {"case": [r["case"] for r in rows]},
             callbacks=list(callbacks) if callbacks else None,
         )
+        self.ref_model = None
+        if args.beta != 0.0:
+            self.ref_model = ref_model.to(args.device).eval()
+            self.ref_model.requires_grad_(False)
         self.env_factory = env_factory or self._default_env_factory
         self._envs: list[Any] = []
         self.advantage_config = (
@@ -225,25 +439,45 @@ class MICATrainer(Trainer):
             if estimator is not None
             else args.advantage
         )
-        self._buffer: tuple[TurnTensors, RolloutBatch] | None = None
+        self._buffer: Generation | None = None
         self._step = 0
         self._metrics: dict[str, list[float]] = defaultdict(list)
         self.last_rollouts: RolloutBatch | None = None
+        self.pass_log: list[dict[str, float]] = []
 
     # --- data ----------------------------------------------------------------------------------
     def _set_signature_columns_if_needed(self) -> None:
         if self._signature_columns is None:
             self._signature_columns = ["case"]
 
+    @property
+    def _generate_every(self) -> int:
+        return int(self.args.steps_per_generation) * self.args.num_iterations
+
+    def get_train_dataloader(self) -> Any:
+        """One dataloader batch is one *generation*: ``B * steps_per_generation`` cases (as TRL's
+        GRPOTrainer); :meth:`training_step` splits its turns across the micro-steps."""
+        if self.train_dataset is None:
+            raise ValueError("MICATrainer needs a train_dataset")
+        return self._get_dataloader(
+            dataset=self.train_dataset,
+            description="Training",
+            batch_size=self._train_batch_size * int(self.args.steps_per_generation),
+            sampler_fn=self._get_train_sampler,
+            is_training=True,
+        )
+
     def _get_train_sampler(self, train_dataset: Any = None) -> RepeatSampler:
-        """Each batch of ``B`` cases comes ``num_iterations`` times in a row (one rollout batch,
-        ``num_iterations`` updates), as in TRL's GRPO."""
+        """Each generation batch of ``B * steps_per_generation`` cases comes
+        ``num_iterations * steps_per_generation`` times in a row (one rollout per generation,
+        reused for every micro-step and iteration), as in TRL's GRPO."""
         dataset = train_dataset if train_dataset is not None else self.train_dataset
+        spg = int(self.args.steps_per_generation)
         return RepeatSampler(
             data_source=dataset,
             mini_repeat_count=1,
-            batch_size=self.args.per_device_train_batch_size,
-            repeat_count=self.args.num_iterations,
+            batch_size=self.args.per_device_train_batch_size * spg,
+            repeat_count=self.args.num_iterations * spg,
             shuffle=True,
             seed=self.args.seed,
         )
@@ -262,7 +496,9 @@ class MICATrainer(Trainer):
 
     # --- rollouts -> advantages -> tensors ---------------------------------------------------
     def collect(self, case_ids: Sequence[str]) -> tuple[TurnTensors, RolloutBatch]:
-        """Play ``K`` episodes per case, compute the advantages, build the turn tensors."""
+        """Play ``K`` episodes per case, compute the advantages, build the turn tensors (with the
+        sampling policy's log-probs when the generation outlives an optimiser step, and the
+        reference's when ``beta > 0``)."""
         args: MICAConfig = self.args
         k = args.num_rollouts
         envs = self._env_pool(len(case_ids) * k)
@@ -271,30 +507,47 @@ class MICATrainer(Trainer):
             seed=args.seed * 1_000_003 + self.state.global_step,
         )  # fmt: skip
         advantages = self.advantage_config(batch.rewards, batch.lengths)
-        tensors = turn_tensors(batch, advantages, self.processing_class.pad_token_id)
-        if args.num_iterations > 1:  # the sampling policy's log-probs, for the ratio later
+        tensors = turn_tensors(
+            batch, advantages, self.processing_class.pad_token_id,
+            self.processing_class.eos_token_id, args.mask_truncated_completions,
+        )  # fmt: skip
+        # As TRL: the generation is reused after an optimiser step unless the accumulation
+        # window is a multiple of steps_per_generation * num_iterations; then the ratio needs
+        # the sampling policy's log-probs (otherwise they equal the current ones, detached).
+        if args.gradient_accumulation_steps % self._generate_every != 0:
             with torch.no_grad():
-                tensors.old_logps = torch.cat(
-                    [
-                        per_token_logps(
-                            self.model, tensors.chunk(i, i + args.turn_batch_size), args.temperature
-                        )
-                        for i in range(0, len(tensors), args.turn_batch_size)
-                    ]
+                tensors.old_logps = per_token_logps(
+                    self.model, tensors, args.temperature, args.turn_batch_size
+                ).cpu()
+        if self.ref_model is not None:
+            with torch.no_grad():
+                tensors.ref_logps = per_token_logps(
+                    self.ref_model, tensors, args.temperature, args.turn_batch_size
                 ).cpu()
         for key, value in batch.metrics().items():
             self._metrics[key].append(value)
         mask = batch.lengths[..., None] > np.arange(batch.rewards.shape[2])
         self._metrics["advantage_abs_mean"].append(float(np.abs(advantages[mask]).mean()))
+        if tensors.truncated is not None:
+            self._metrics["truncated_share"].append(float(tensors.truncated.float().mean()))
         self.last_rollouts = batch
         return tensors, batch
+
+    def _new_generation(self, case_ids: Sequence[str]) -> Generation:
+        tensors, batch = self.collect(case_ids)
+        spg = int(self.args.steps_per_generation)
+        g = torch.Generator().manual_seed(self.args.seed * 7_919 + self.state.global_step)
+        order = torch.randperm(len(tensors), generator=g)
+        slices = [tensors.select(part) for part in torch.tensor_split(order, spg)]
+        tokens = int(tensors.completion_mask.sum())
+        return Generation(tensors, batch, slices, len(tensors), tokens)
 
     # --- the update -----------------------------------------------------------------------------
     def compute_loss(
         self, model: Any, inputs: Any, return_outputs: bool = False, num_items_in_batch: Any = None
     ) -> torch.Tensor:
-        """``sum`` of the per-turn clipped losses of one chunk, divided by ``num_items_in_batch``
-        (the number of turns in the whole rollout batch), so the chunks add up to the mean."""
+        """The chunk's loss numerator divided by ``num_items_in_batch`` (the generation's
+        :func:`loss_denominator` for ``loss_type``; default the chunk's own), so chunks add up."""
         if return_outputs:
             raise ValueError("MICATrainer does not return outputs")
         tt: TurnTensors = inputs
@@ -302,35 +555,68 @@ class MICATrainer(Trainer):
         logps = per_token_logps(model, tt, args.temperature)
         device = logps.device
         old = tt.old_logps.to(device) if tt.old_logps is not None else logps.detach()
-        mask = tt.completion_mask[:, 1:].to(device).float()
-        per_turn, clipped = clipped_turn_loss(
-            logps, old, tt.advantages.to(device), mask, args.epsilon, float(args.epsilon_high)
+        ref = tt.ref_logps.to(device) if tt.ref_logps is not None else None
+        mask = tt.completion_mask[:, 1:].to(device)
+        terms = policy_loss_terms(
+            logps, old, tt.advantages.to(device), mask, args.loss_type, args.epsilon,
+            float(args.epsilon_high), ref, args.beta,
+        )  # fmt: skip
+        on = mask.bool()
+        tokens = float(on.sum().clamp(min=1))
+        ratio = terms.ratio.expand_as(logps)
+        self._chunk_stats.append(
+            (float(on.sum()), float((ratio - 1).abs()[on].sum()), float(terms.clipped.sum()))
         )
-        self._metrics["clip_ratio"].append(float(clipped.sum() / mask.sum().clamp(min=1.0)))
-        return per_turn.sum() / float(num_items_in_batch or len(tt))
+        self._metrics["clip_ratio"].append(float(terms.clipped.sum()) / tokens)
+        if terms.kl is not None:
+            self._metrics["kl"].append(float(terms.kl[on].sum()) / tokens)
+        if num_items_in_batch is None:
+            num_items_in_batch = loss_denominator(
+                args.loss_type, len(tt), int(on.sum()), args.max_new_tokens
+            )
+        return terms.numerator / float(num_items_in_batch)
 
     def training_step(
         self, model: Any, inputs: dict[str, Any], num_items_in_batch: Any = None
     ) -> torch.Tensor:
-        """Roll out (every ``num_iterations`` steps), then backward over the turns in chunks."""
+        """Roll out once per ``steps_per_generation * num_iterations`` micro-steps, then
+        backward over this micro-step's slice of the generation in chunks of turns."""
         model.train()
-        if self._step % self.args.num_iterations == 0 or self._buffer is None:
-            self._buffer = self.collect(inputs["case"])
+        args: MICAConfig = self.args
+        spg = int(args.steps_per_generation)
+        if self._step % self._generate_every == 0 or self._buffer is None:
+            self._buffer = self._new_generation(inputs["case"])
+        gen = self._buffer
+        tensors = gen.slices[self._step % spg]
+        passes = (self._step % self._generate_every) // spg
         self._step += 1
-        tensors, _ = self._buffer
-        n, size = len(tensors), self.args.turn_batch_size
         accumulation = getattr(
-            self, "current_gradient_accumulation_steps", self.args.gradient_accumulation_steps
+            self, "current_gradient_accumulation_steps", args.gradient_accumulation_steps
         )
-        total = torch.zeros((), device=self.args.device)
-        for start in range(0, n, size):
+        # One optimiser step covers accumulation / spg of a generation: the loss over it is the
+        # mean over the turns (or tokens) it saw.
+        denominator = loss_denominator(args.loss_type, gen.turns, gen.tokens, args.max_new_tokens)
+        denominator *= accumulation / spg
+        total = torch.zeros((), device=args.device)
+        self._chunk_stats: list[tuple[float, float, float]] = []
+        for start in range(0, len(tensors), args.turn_batch_size):
             with self.compute_loss_context_manager():
                 loss = self.compute_loss(
-                    model, tensors.chunk(start, start + size), num_items_in_batch=n
+                    model,
+                    tensors.chunk(start, start + args.turn_batch_size),
+                    num_items_in_batch=denominator,
                 )
-            loss = loss / accumulation
             self.accelerator.backward(loss)
             total = total + loss.detach()
+        tokens = max(sum(c[0] for c in self._chunk_stats), 1.0)
+        row = {
+            "step": float(self.state.global_step),
+            "pass": float(passes),
+            "ratio_dev": sum(c[1] for c in self._chunk_stats) / tokens,
+            "clip_ratio": sum(c[2] for c in self._chunk_stats) / tokens,
+        }
+        self.pass_log.append(row)
+        self._metrics["ratio_dev"].append(row["ratio_dev"])
         return total
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
@@ -361,6 +647,7 @@ def env_case_ids(env: Any) -> list[str]:
 
 
 __all__ = [
-    "MICAConfig", "MICATrainer", "TurnTensors", "case_dataset", "clipped_turn_loss", "env_case_ids",
-    "per_token_logps", "turn_tensors",
+    "LOSS_TYPES", "Generation", "LossTerms", "MICAConfig", "MICATrainer", "TurnTensors",
+    "case_dataset", "clipped_turn_loss", "env_case_ids", "loss_denominator", "per_token_logps",
+    "policy_loss", "policy_loss_terms", "turn_tensors",
 ]  # fmt: skip

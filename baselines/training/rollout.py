@@ -264,7 +264,35 @@ def candidate_preferences(
     return preference_pairs(env.unwrapped.messages, candidates, scores, **pair_kwargs)
 
 
+def env_preference_pairs(
+    env: Any,
+    case_ids: Sequence[str],
+    candidate_policies: Sequence[Callable[[Messages], str]],
+    rollout_policy: Callable[[Messages], str] | None = None,
+    key: str = "delta_E",
+    seed: int = 0,
+    **pair_kwargs: Any,
+) -> list[dict[str, Any]]:
+    """Preference pairs collected by playing one episode per case: at every turn each candidate
+    policy proposes a reply, the distinct replies are scored by the Judger's increment on copies
+    of the environment (:func:`candidate_preferences`), and the episode goes on with
+    ``rollout_policy``'s reply (default the first candidate's)."""
+    rows: list[dict[str, Any]] = []
+    for i, case in enumerate(case_ids):
+        env.reset(seed=seed + i, options={"case": case})
+        done = False
+        while not done:
+            messages = [dict(m) for m in env.unwrapped.messages]
+            candidates = list(dict.fromkeys(p(messages) for p in candidate_policies))
+            if len(candidates) >= 2:
+                rows += candidate_preferences(env, candidates, key, **pair_kwargs)
+            reply = rollout_policy(messages) if rollout_policy else candidates[0]
+            _, _, terminated, truncated, _ = env.step(reply)
+            done = terminated or truncated
+    return rows
+
+
 __all__ = [
     "GenerationSettings", "RolloutBatch", "TurnSample", "candidate_preferences", "chat_prompt_ids",
-    "generate_replies", "play_episodes", "score_candidates",
+    "env_preference_pairs", "generate_replies", "play_episodes", "score_candidates",
 ]  # fmt: skip

@@ -19,7 +19,10 @@ from typing import Any
 SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|pad|>")
 
 #: Help text of the ``model`` option of the training configurations.
-MODEL_HELP = "'tiny' (built offline) or a local checkpoint directory"
+MODEL_HELP = (
+    "'tiny' (built offline), a local checkpoint directory, or a Hugging Face id already in the "
+    "local cache (never downloaded)"
+)
 
 #: ChatML. The assistant's content *and* its ``<|im_end|>`` sit inside the generation block, so
 #: the model learns to stop; system and user turns are never in it.
@@ -195,7 +198,9 @@ def cpu_trainer_kwargs(run: Any, config_cls: type, **extra: Any) -> dict[str, An
 
 
 def load_or_build(name_or_path: str, kind: str = "causal_lm", seed: int = 0) -> tuple[Any, Any]:
-    """``"tiny"`` builds a fresh tiny model; anything else loads a *local* checkpoint directory."""
+    """``"tiny"`` builds a fresh tiny model; anything else loads a local checkpoint directory or a
+    Hugging Face id from the local cache (``local_files_only``: :class:`FileNotFoundError` with a
+    one-line message when it is not there)."""
     if name_or_path == "tiny":
         builder = build_tiny_causal_lm if kind == "causal_lm" else build_tiny_reward_model
         return builder(seed=seed)
@@ -206,15 +211,23 @@ def load_or_build(name_or_path: str, kind: str = "causal_lm", seed: int = 0) -> 
     )
 
     path = Path(name_or_path)
-    if not path.is_dir():
-        raise FileNotFoundError(f"{name_or_path!r} is neither 'tiny' nor a local model directory")
-    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-    if kind == "causal_lm":
-        model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
-    else:
-        model = AutoModelForSequenceClassification.from_pretrained(
-            path, num_labels=1, local_files_only=True
-        )
+    source: str | Path = path if path.is_dir() else name_or_path
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
+        if kind == "causal_lm":
+            model = AutoModelForCausalLM.from_pretrained(source, local_files_only=True)
+        else:
+            model = AutoModelForSequenceClassification.from_pretrained(
+                source, num_labels=1, local_files_only=True
+            )
+    except OSError as exc:
+        if path.is_dir():
+            raise
+        raise FileNotFoundError(
+            f"{name_or_path!r} is not 'tiny', a local model directory, or a Hugging Face id in the "
+            f"local cache (nothing is downloaded: fetch it first, e.g. `hf download "
+            f"{name_or_path}`)"
+        ) from exc
     return model, tokenizer
 
 

@@ -205,7 +205,7 @@ def test_num_iterations_reuses_one_rollout_batch(tmp_path, tokenizer, standin_en
     trainer.collect = lambda cases: calls.append(list(cases)) or original(cases)
     trainer.train()
     assert len(calls) == 2  # 4 updates, 2 rollout batches
-    assert trainer._buffer[0].old_logps is not None
+    assert trainer._buffer.tensors.old_logps is not None
 
 
 def test_mica_checkpoint_round_trip(tmp_path, tokenizer, standin_env_factory):
