@@ -189,6 +189,8 @@ def build_sections(
         )
     specs = []
     used: set[str] = set()
+    limits = F.trajectory_limits(trajectories)  # one scale for every model's panels
+    progress = F.progress_limits(trajectories)
     for m in order:
         slug = _slug(m)
         while slug in used:
@@ -197,9 +199,9 @@ def build_sections(
         specs.append(
             (
                 f"fig16_trajectories_{slug}",
-                partial(F.fig_trajectory_projections, episodes, trajectories, m),
-                f"Fig. 16 - Trajectories of {m} on the A-C, C-P and A-P planes (axes scaled "
-                "to this model's trajectories).",
+                partial(F.fig_trajectory_projections, episodes, trajectories, m, limits, progress),
+                f"Fig. 16 - Trajectories of {m} on the A-C, C-P and A-P planes and their progress "
+                "towards the goal (the same axes for every model).",
             )
         )
     sections.append(
@@ -207,8 +209,13 @@ def build_sections(
             "Trajectories in the C/A/P space",
             "Each line is one episode, from its start P_0 (hollow circle) to its end (cross), "
             "projected on two of the three axes. Deficits are negative and the goal is the origin "
-            "(star; shaded = goal zone), so good conversations head up and to the right in a "
-            "straight line. Green = success, amber = truncated, red = failure.",
+            "(star), so good conversations head up and to the right in a straight line. A "
+            "conversation succeeds positionally once its progress along the ideal direction "
+            "(right panel: projection on v* over ||P_0||, -1 at the start) reaches -0.1 with "
+            "enough energy: it need not come near the origin; the dashed segments are that "
+            "threshold at each successful end, the small disc the geometric goal. Green = "
+            "success, amber = truncated, purple = director ended, red = failure. Every model "
+            "is drawn on the same axes.",
             figures=figs(*specs),
         )
     )
@@ -217,17 +224,17 @@ def build_sections(
         sections.append(
             Section(
                 "Profiles by need type, life domain and stress",
-                "Each radar spoke is a group of cases; the radius is the model's mean EPM-Index "
-                "there. Left: dominant need (C/A/P) under routine vs challenging deficits. "
-                "Middle: life domain. Right: dominant need for receptive vs defensive users. A "
-                "round shape means the model does not depend on the kind of case; dents show "
-                "where it breaks down.",
+                "Each column is a group of cases, each row a model (best first); a cell is the "
+                "model's mean EPM-Index there. Left: dominant need (C/A/P) under routine vs "
+                "challenging deficits. Middle: life domain. Right: dominant need for receptive vs "
+                "defensive users. An even row means the model does not depend on the kind of "
+                "case; dark cells show where it breaks down.",
                 profiles,
                 figs(
                     (
-                        "fig17_radar_profiles",
-                        lambda: F.fig_radar_profiles(episodes, order),
-                        "Fig. 17 - Mean EPM-Index by case profile.",
+                        "fig17_profiles",
+                        lambda: F.fig_profile_heatmap(episodes, order),
+                        "Fig. 17 - Mean EPM-Index per model and case profile.",
                     )
                 ),
             )
@@ -255,7 +262,7 @@ _DRAWERS: list[Callable[[], Figure]] = []
 
 
 def _draw_one(index: int) -> bytes:
-    return figure_png(_DRAWERS[index]())
+    return figure_png(_DRAWERS[index](), dpi=F.FIGURE_DPI)
 
 
 def render_figures(draws: list[Callable[[], Figure]], workers: int | None = None) -> list[bytes]:
@@ -274,7 +281,7 @@ def render_figures(draws: list[Callable[[], Figure]], workers: int | None = None
     forkable = "fork" in multiprocessing.get_all_start_methods()
     # fork copies one thread: only safe while this process has no other (e.g. LiteLLM's)
     if workers < 2 or not forkable or threading.active_count() > 1:
-        return [figure_png(draw()) for draw in draws]
+        return [figure_png(draw(), dpi=F.FIGURE_DPI) for draw in draws]
     _DRAWERS[:] = draws
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
@@ -377,8 +384,9 @@ def build_report(
     fig_dir, table_dir = out_dir / "figures", out_dir / "tables"
     fig_dir.mkdir(parents=True, exist_ok=True)
     table_dir.mkdir(parents=True, exist_ok=True)
-    for stale in fig_dir.glob("fig16_trajectories_*.png"):  # models may differ from a previous run
-        stale.unlink()
+    # models may differ from a previous run; Fig. 17 was a radar before
+    for stale in [*fig_dir.glob("fig16_trajectories_*.png"), fig_dir / "fig17_radar_profiles.png"]:
+        stale.unlink(missing_ok=True)
 
     sections = build_sections(episodes, trajectories, groups=groups, groups_note=groups_note)
     if invalid is not None and not invalid.empty:

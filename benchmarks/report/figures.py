@@ -23,14 +23,16 @@ from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.colors import BoundaryNorm, ListedColormap  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.patches import Patch, Rectangle  # noqa: E402
+from matplotlib.patches import Circle, Patch  # noqa: E402
 
 from benchmarks.report.tables import (  # noqa: E402
     FACETS,
+    OUTCOME_LABELS,
     STATUS_ORDER,
     case_order,
     facet_groups,
     model_order,
+    outcome_label,
     profile_table,
     status_column,
 )
@@ -68,8 +70,8 @@ STATUS_COLORS: dict[str, str] = {
     "success: geometric": "#1b7837",
     "success: positional": "#5aae61",
     "success: alignment": "#a6dba0",
-    "director ended": "#8c96c6",
-    "truncated (max turns)": "#f4a582",
+    OUTCOME_LABELS["director_end"]: "#8c96c6",
+    OUTCOME_LABELS["truncated"]: "#f4a582",
     "failure: stagnation+regression": "#d6604d",
     "failure: oscillation": "#b2182b",
     "failure: collapse": "#67001f",
@@ -79,8 +81,8 @@ STATUS_CODES: dict[str, str] = {
     "success: geometric": "G",
     "success: positional": "P",
     "success: alignment": "Al",
-    "director ended": "D",
-    "truncated (max turns)": "T",
+    OUTCOME_LABELS["director_end"]: "D",
+    OUTCOME_LABELS["truncated"]: "T",
     "failure: stagnation+regression": "SR",
     "failure: oscillation": "O",
     "failure: collapse": "C",
@@ -96,6 +98,9 @@ OUTCOME_COLORS: dict[str, str] = {
 #: The planes of Fig. 16: (horizontal axis, vertical axis).
 PLANES: tuple[tuple[str, str], ...] = (("A", "C"), ("C", "P"), ("A", "P"))
 AXIS_NAMES: dict[str, str] = {"C": "cognitive", "A": "affective", "P": "proactive"}
+#: Resolution of the report's PNGs: 80 dpi keeps 7-pt labels legible on the wide figures and
+#: saves a third of the time of ``savefig`` (most of a report's time) against 100 dpi.
+FIGURE_DPI = 80
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "<", ">", "h", "*", "p")
 
 
@@ -109,6 +114,37 @@ def model_colors(order: Sequence[str]) -> dict[str, object]:
     """A fixed colour per model: tab10, then eight more distinct colours, then repeats."""
     palette = [*plt.get_cmap("tab10").colors, *_EXTRA_COLORS]
     return {m: palette[i % len(palette)] for i, m in enumerate(order)}
+
+
+def identical_series(frame: pd.DataFrame, order: Sequence[str]) -> list[list[str]]:
+    """Models (first index level of ``frame``) grouped by identical rows, in ``order``.
+
+    Two policies that scored exactly the same on every case (e.g. ``empty`` and
+    ``judge_injection`` under a judge that ignores both) would sit on top of each other in a
+    scatter; a figure draws each group once and labels it with every name.
+    """
+    present = set(frame.index.get_level_values(0))
+    groups: list[list[str]] = []
+    keys: list[pd.DataFrame] = []
+    for m in order:
+        if m not in present:
+            continue
+        sub = frame.loc[m].sort_index()
+        for group, key in zip(groups, keys, strict=True):
+            if sub.index.equals(key.index) and np.array_equal(
+                sub.to_numpy(float), key.to_numpy(float), equal_nan=True
+            ):
+                group.append(m)
+                break
+        else:
+            groups.append([m])
+            keys.append(sub)
+    return groups
+
+
+def series_label(group: Sequence[str]) -> str:
+    """``"empty = judge_injection"``: the names of models drawn as one series."""
+    return " = ".join(group)
 
 
 def _short(name: str, width: int = 22) -> str:
@@ -331,23 +367,24 @@ def fig_case_scatter(
         sharex=True,
     )
     means = episodes.groupby(["model", "case_id"])[list(metrics)].mean(numeric_only=True)
-    step = min(0.08, 0.7 / max(len(order), 1))
-    offsets = (np.arange(len(order)) - (len(order) - 1) / 2) * step
+    groups = identical_series(means, order)  # policies with the same scores: one marker
+    step = min(0.08, 0.7 / max(len(groups), 1))
+    offsets = (np.arange(len(groups)) - (len(groups) - 1) / 2) * step
+    style = {g[0]: (colors[g[0]], MARKERS[order.index(g[0]) % len(MARKERS)]) for g in groups}
     for ax, metric in zip(axes.flat, metrics, strict=False):
-        for k, m in enumerate(order):
-            if m not in means.index.get_level_values(0):
-                continue
-            series = means.loc[m, metric].dropna()
+        for k, group in enumerate(groups):
+            series = means.loc[group[0], metric].dropna()
             xs = np.array([x_of[c] for c in series.index]) + offsets[k]
+            color, marker = style[group[0]]
             ax.scatter(
                 xs,
                 series.to_numpy(),
                 s=22,
-                color=colors[m],
-                marker=MARKERS[k % len(MARKERS)],
+                color=color,
+                marker=marker,
                 alpha=0.85,
                 edgecolors="none",
-                label=m,
+                label=series_label(group),
             )
         _log_if_skewed(ax, metric, means[metric].to_numpy(float))
         ax.set_title(METRIC_LABELS[metric], fontsize=10)
@@ -361,16 +398,33 @@ def fig_case_scatter(
         ax.tick_params(axis="x", labelbottom=True)
         ax.set_xlabel(r"case (ordered by $\|P_0\|$, harder to the right)", fontsize=9)
     handles = [
-        Line2D([], [], marker=MARKERS[k % len(MARKERS)], color=colors[m], linestyle="", label=m)
-        for k, m in enumerate(order)
+        Line2D(
+            [],
+            [],
+            marker=style[g[0]][1],
+            color=style[g[0]][0],
+            linestyle="",
+            label=series_label(g),
+        )
+        for g in groups
     ]
     fig.legend(
         handles=handles,
         loc="outside lower center",
-        ncol=min(len(order), 6),
+        ncol=min(len(groups), 6),
         frameon=False,
         fontsize=9,
     )
+    if len(groups) < sum(1 for m in order if m in means.index.get_level_values(0)):
+        fig.text(
+            0.5,
+            0.0,
+            "a = b: these models scored exactly the same on every case, drawn once",
+            ha="center",
+            va="bottom",
+            fontsize=8,
+            style="italic",
+        )
     fig.suptitle("Fig. 13 - Key metrics per case and model (mean over seeds)", fontsize=12)
     return fig
 
@@ -414,33 +468,78 @@ def fig_mean_sd_bars(episodes: pd.DataFrame, order: Sequence[str] | None = None)
 
 
 # --- Fig. 16: trajectory projections --------------------------------------------------------
-def fig_trajectory_projections(
-    episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], model: str
-) -> Figure:
-    """One model's trajectories ``P_0 .. P_T`` on the A-C, C-P and A-P planes, coloured by outcome.
+#: ``eps_dist = eps_dir = ALPHA * ||P_0||`` (official preset; see :class:`epm.EPMConfig`).
+SUCCESS_ALPHA = 0.10
 
-    The origin is the goal (every need met); the shaded square is the goal zone (every axis >= -1).
-    Deficits are negative, so trajectories start bottom-left and should head up and right.
+
+def _progress(trajectory: Trajectory) -> np.ndarray:
+    """``projection_t / ||P_0||`` for t = 0..T: -1 at the start, 0 at the goal.
+
+    ``projection_t = P_t . v*_t`` is what the success check compares with ``-eps_dir``; at
+    ``t = 0`` it is ``-||P_0||`` by definition.
+    """
+    norm0 = float(np.linalg.norm(trajectory.p0)) or 1.0
+    return np.array([-norm0] + [t.projection for t in trajectory.turns], dtype=float) / norm0
+
+
+def trajectory_limits(trajectories: Mapping[str, Trajectory]) -> tuple[float, float]:
+    """One axis range for every Fig. 16 plane and model (the common scale)."""
+    every = [np.asarray(t.positions()) for t in trajectories.values()]
+    points = np.vstack(every) if every else np.zeros((1, 3))
+    lo = min(float(points.min()), -2.0)
+    hi = max(float(points.max()), 1.0)
+    pad = 0.06 * (hi - lo)
+    return lo - pad, hi + pad
+
+
+def progress_limits(trajectories: Mapping[str, Trajectory]) -> tuple[float, float]:
+    """One range for the progress panel of every model."""
+    values = [_progress(t) for t in trajectories.values()]
+    flat = np.concatenate(values) if values else np.array([-1.0, 0.0])
+    return min(float(np.nanmin(flat)), -1.0) - 0.05, max(float(np.nanmax(flat)), 0.2) + 0.05
+
+
+def fig_trajectory_projections(
+    episodes: pd.DataFrame,
+    trajectories: Mapping[str, Trajectory],
+    model: str,
+    limits: tuple[float, float] | None = None,
+    progress_range: tuple[float, float] | None = None,
+) -> Figure:
+    """One model's trajectories ``P_0 .. P_T`` on the A-C, C-P and A-P planes, and their progress.
+
+    The origin is the goal (every need met). Success is *positional* as soon as the projection of
+    ``P_t`` on the ideal direction ``v*`` reaches ``-eps_dir = -0.1 ||P_0||`` (with
+    ``E_total >= ||P_0||``), so a successful path need not come near the origin: the fourth panel
+    shows that projection per turn, scaled by ``||P_0||``, with the threshold line; in the planes
+    each successful episode's half-space boundary ``P . v* = -eps_dir`` is drawn (dashed) at its
+    end. ``limits`` / ``progress_range`` fix the axes (the report passes one range for every
+    model, so that panels compare); default: this model's own range.
     """
     rows = episodes[episodes["model"] == model]
-    paths = [
-        (trajectories[str(key)].positions(), str(outcome))
+    picked = [
+        (trajectories[str(key)], str(outcome))
         for key, outcome in zip(rows["episode_key"], rows["outcome"], strict=True)
         if str(key) in trajectories
     ]
-    fig, axes = plt.subplots(1, 3, figsize=(16, 5.8), layout="constrained")
-    every = np.vstack([p for p, _ in paths]) if paths else np.zeros((1, 3))
-    for ax, (h, v) in zip(axes, PLANES, strict=True):
+    paths = [(t.positions(), o) for t, o in picked]
+    lo, hi = (
+        limits
+        if limits is not None
+        else trajectory_limits({str(i): t for i, (t, _) in enumerate(picked)})
+    )
+    fig, axes = plt.subplots(
+        1, 4, figsize=(19, 5.6), layout="constrained", gridspec_kw={"width_ratios": [1, 1, 1, 1.25]}
+    )
+    colors = [OUTCOME_COLORS.get(o, "#888888") for _, o in paths]
+    norms0 = [float(np.linalg.norm(t.p0)) for t, _ in picked]
+    radius = SUCCESS_ALPHA * float(np.median(norms0)) if norms0 else 0.0
+    for ax, (h, v) in zip(axes[:3], PLANES, strict=True):
         i, j = AXES.index(h), AXES.index(v)
-        lo = min(every[:, i].min(), every[:, j].min(), -2.0)
-        hi = max(every[:, i].max(), every[:, j].max(), 1.0)
-        pad = 0.06 * (hi - lo)
-        ax.add_patch(
-            Rectangle((-1, -1), hi + pad + 1, hi + pad + 1, color="#1b9e3a", alpha=0.12, zorder=0)
-        )
+        k = 3 - i - j
+        ax.add_patch(Circle((0, 0), radius, color="#1b9e3a", alpha=0.25, zorder=0))
         ax.axhline(0, color="grey", linewidth=0.6, zorder=1)
         ax.axvline(0, color="grey", linewidth=0.6, zorder=1)
-        colors = [OUTCOME_COLORS.get(o, "#888888") for _, o in paths]
         segments = [pos[:, [i, j]] for pos, _ in paths]
         ax.add_collection(
             LineCollection(segments, colors=colors, alpha=0.55, linewidths=1.1, zorder=2)
@@ -452,14 +551,55 @@ def fig_trajectory_projections(
                 starts[:, 0], starts[:, 1], s=22, facecolors="none", edgecolors=colors, zorder=3
             )
             ax.scatter(ends[:, 0], ends[:, 1], s=22, c=colors, marker="X", zorder=3)
+        # the positional success half-space P . v* >= -eps_dir, cut at the end's third coordinate
+        for t, o in picked:
+            if o != "success" or not t.turns:
+                continue
+            vs = np.asarray(t.turns[-1].v_star, dtype=float)
+            end = np.asarray(t.turns[-1].position, dtype=float)
+            eps = SUCCESS_ALPHA * float(np.linalg.norm(t.p0))
+            normal = vs[[i, j]]
+            if float(np.hypot(*normal)) < 1e-9:
+                continue
+            offset = -eps - vs[k] * end[k]
+            foot = normal * offset / float(normal @ normal)  # closest boundary point to 0
+            along = np.array([-normal[1], normal[0]]) / float(np.hypot(*normal))
+            half = 0.18 * (hi - lo)
+            a, b = foot + along * half, foot - along * half
+            ax.plot(
+                [a[0], b[0]], [a[1], b[1]], "--", color=OUTCOME_COLORS["success"], lw=1.2, zorder=3
+            )
         ax.plot(0, 0, marker="*", color="black", markersize=11, zorder=4)
-        ax.set_xlim(lo - pad, hi + pad)
-        ax.set_ylim(lo - pad, hi + pad)
+        ax.set_xlim(lo, hi)
+        ax.set_ylim(lo, hi)
         ax.set_aspect("equal")
         ax.set_xlabel(f"{h} ({AXIS_NAMES[h]} state; 0 = need met)")
         ax.set_ylabel(f"{v} ({AXIS_NAMES[v]} state; 0 = need met)")
         ax.set_title(f"{h}-{v} plane")
         ax.grid(alpha=0.25)
+    ax = axes[3]
+    ax.axhspan(-SUCCESS_ALPHA, 10.0, color="#1b9e3a", alpha=0.12, zorder=0)
+    ax.axhline(-SUCCESS_ALPHA, color=OUTCOME_COLORS["success"], linestyle="--", lw=1.4, zorder=1)
+    ax.add_collection(
+        LineCollection(
+            [np.column_stack([np.arange(len(p)), p]) for p in (_progress(t) for t, _ in picked)],
+            colors=colors,
+            alpha=0.55,
+            linewidths=1.1,
+            zorder=2,
+        )
+    )
+    longest = max((t.num_turns for t, _ in picked), default=1)
+    ax.set_xlim(0, max(longest, 1))
+    ax.set_ylim(
+        *(progress_range or progress_limits({str(i): t for i, (t, _) in enumerate(picked)}))
+    )
+    ax.set_xlabel("turn")
+    ax.set_ylabel(r"progress $P_t \cdot v^*_t\,/\,\|P_0\|$  (-1 = start, 0 = goal)")
+    ax.set_title(
+        "Positional success: progress reaches -0.1 (and $E_{total} \\geq \\|P_0\\|$)", fontsize=10
+    )
+    ax.grid(alpha=0.25)
     outcomes = sorted(
         {o for _, o in paths},
         key=lambda o: list(OUTCOME_COLORS).index(o) if o in OUTCOME_COLORS else 99,
@@ -469,7 +609,7 @@ def fig_trajectory_projections(
             [],
             [],
             color=OUTCOME_COLORS.get(o, "#888888"),
-            label=f"{o} ({sum(1 for _, x in paths if x == o)})",
+            label=f"{outcome_label(o)} ({sum(1 for _, x in paths if x == o)})",
         )
         for o in outcomes
     ]
@@ -487,17 +627,30 @@ def fig_trajectory_projections(
         Line2D(
             [], [], marker="*", color="black", linestyle="", markersize=10, label="origin (goal)"
         ),
-        Patch(color="#1b9e3a", alpha=0.2, label="goal zone (all axes >= -1)"),
+        Patch(
+            color="#1b9e3a",
+            alpha=0.3,
+            label=r"geometric success $\|P\| \leq 0.1\|P_0\|$ (median case)",
+        ),
+        Line2D(
+            [],
+            [],
+            color=OUTCOME_COLORS["success"],
+            linestyle="--",
+            label=r"positional success threshold $P \cdot v^* = -0.1\|P_0\|$",
+        ),
     ]
     fig.legend(
         handles=handles,
         loc="outside lower center",
-        ncol=min(len(handles), 8),
+        ncol=min(len(handles), 5),
         frameon=False,
         fontsize=9,
     )
+    scale = "common scale for every model" if limits is not None else "this model's scale"
     fig.suptitle(
-        f"Fig. 16 - Trajectories of {model} in the C/A/P deficit space ({len(paths)} episodes)",
+        f"Fig. 16 - Trajectories of {model} in the C/A/P deficit space ({len(paths)} episodes; "
+        f"{scale})",
         fontsize=13,
     )
     return fig
@@ -511,58 +664,65 @@ FACET_TITLES: dict[str, str] = {
 }
 
 
-def fig_radar_profiles(
+def fig_profile_heatmap(
     episodes: pd.DataFrame, order: Sequence[str] | None = None, metric: str = "EPM_Index"
 ) -> Figure:
-    """Mean EPM-Index per model on three radars: stress, life domain, user need and defence."""
+    """Mean EPM-Index per model (rows) and case group (columns), one panel per facet.
+
+    Echo-N1 draws radars; with ten or more models they become a knot, so every value is a
+    labelled cell here: stress, life domain, and need type x defence. Rows follow the ranking.
+    """
     order = _order(episodes, order)
-    colors = model_colors(order)
-    fig, axes = plt.subplots(
-        1, 3, figsize=(18, 6.9), subplot_kw={"projection": "polar"}, layout="constrained"
-    )
     tables = {f: profile_table(episodes, order, f, metric) for f in FACETS}
-    top = max(
-        100.0, float(np.nanmax([t.to_numpy(float) for t in tables.values() if t.size] or [0.0]))
+    spokes_of = {f: facet_groups(episodes, f) for f in FACETS}
+    widths = [max(len(spokes_of[f][1]), 1) for f in FACETS]
+    fig, axes = plt.subplots(
+        1,
+        len(FACETS),
+        figsize=(min(24.0, 5.0 + 0.95 * sum(widths)), 2.6 + 0.36 * len(order)),
+        layout="constrained",
+        gridspec_kw={"width_ratios": widths},
+        sharey=True,
     )
-    top = math.ceil(top / 20.0) * 20.0
+    cells = np.concatenate([t.to_numpy(float).ravel() for t in tables.values()] or [[]])
+    top = max(100.0, float(np.nanmax(cells))) if np.isfinite(cells).any() else 100.0
+    cmap = plt.get_cmap("viridis").with_extremes(bad="#ffffff")
+    image = None
     for ax, facet in zip(axes, FACETS, strict=True):
-        table = tables[facet]
-        _, spokes = facet_groups(episodes, facet)
-        labels_of, _ = facet_groups(episodes, facet)
+        labels_of, spokes = spokes_of[facet]
+        table = tables[facet].reindex(index=list(order), columns=spokes)
+        grid = table.to_numpy(float)
+        image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=0, vmax=top, aspect="auto")
+        for (i, j), value in np.ndenumerate(grid):
+            if np.isfinite(value):
+                ax.text(
+                    j,
+                    i,
+                    f"{value:.0f}",
+                    ha="center",
+                    va="center",
+                    fontsize=7.5,
+                    color="white" if value < 0.6 * top else "black",
+                )
         counts = episodes["case_id"].groupby(labels_of).nunique()
-        angles = np.linspace(0, 2 * np.pi, len(spokes), endpoint=False)
-        closed = np.append(angles, angles[0])
-        for m in table.index:
-            values = table.loc[m, spokes].to_numpy(float)
-            ring = np.append(values, values[0])
-            ax.plot(closed, ring, color=colors[m], linewidth=1.6, label=m)
-            ax.scatter(angles, values, color=colors[m], s=14)
-            if len(order) <= 4:
-                ax.fill(closed, np.nan_to_num(ring), color=colors[m], alpha=0.08)
-        labels = [
-            f"{s.replace('_', ' ')}\n(n={int(counts.get(s, 0))})"
-            if counts.get(s, 0)
-            else f"{s.replace('_', ' ')}\n(no case)"
-            for s in spokes
-        ]
-        ax.set_xticks(angles, labels, fontsize=8)
-        ax.tick_params(axis="x", pad=12)
-        ax.set_rlabel_position(180.0 / len(spokes))
-        ax.set_ylim(0, top)
-        ax.set_yticks(np.linspace(0, top, 6)[1:])
-        ax.tick_params(axis="y", labelsize=7)
-        ax.set_title(FACET_TITLES[facet], fontsize=10, pad=18)
-    handles = [Line2D([], [], color=colors[m], linewidth=2, label=m) for m in order]
-    fig.legend(
-        handles=handles,
-        loc="outside lower center",
-        ncol=min(len(order), 6),
-        frameon=False,
-        fontsize=9,
-    )
+        ax.set_xticks(
+            range(len(spokes)),
+            [f"{s.replace('_', ' ')}\n(n={int(counts.get(s, 0))})" for s in spokes],
+            rotation=45,
+            ha="right",
+            fontsize=8,
+        )
+        ax.set_yticks(range(len(order)), [_short(m, 26) for m in order], fontsize=9)
+        ax.set_title(FACET_TITLES[facet], fontsize=10)
+    if image is not None:
+        fig.colorbar(image, ax=list(axes), label=f"mean {metric.replace('_', '-')}", shrink=0.9)
     fig.suptitle(
         f"Fig. 17 - Mean {metric.replace('_', '-')} by case profile "
-        "(radius; n = cases in the group)",
+        "(models by rank; n = cases in the group; blank = no case)",
         fontsize=13,
     )
     return fig
+
+
+#: The former name (Echo-N1 draws radars); the report draws the heatmap.
+fig_radar_profiles = fig_profile_heatmap

@@ -49,13 +49,28 @@ REQUIRED_COLUMNS: tuple[str, ...] = (
 META_COLUMNS: tuple[str, ...] = ("domain", "dominant_axis", "difficulty", "empathy_threshold")
 NEE_PARTS: tuple[str, ...] = ("naturalness", "pacing", "narrative_arc")
 
+#: The one spelling of each episode outcome (``Trajectory.outcome``) in every table and figure.
+OUTCOME_LABELS: dict[str, str] = {
+    "success": "success",
+    "failure": "failure",
+    "truncated": "truncated (max turns)",
+    "director_end": "director ended",
+    "ongoing": "ongoing",
+}
+
+
+def outcome_label(outcome: str) -> str:
+    """How tables and figures spell an outcome (``"director_end"`` -> ``"director ended"``)."""
+    return OUTCOME_LABELS.get(outcome, outcome)
+
+
 #: How an episode ended, one label per (outcome, victory type / failure reason), in plot order.
 STATUS_ORDER: tuple[str, ...] = (
     "success: geometric",
     "success: positional",
     "success: alignment",
-    "director ended",
-    "truncated (max turns)",
+    OUTCOME_LABELS["director_end"],
+    OUTCOME_LABELS["truncated"],
     "failure: stagnation+regression",
     "failure: oscillation",
     "failure: collapse",
@@ -160,10 +175,8 @@ def status_label(outcome: str, victory_type: str | None, failure_reason: str | N
         return _STATUS_OF.get(("success", victory_type), "other")
     if outcome == "failure":
         return _STATUS_OF.get(("failure", failure_reason), "other")
-    if outcome == "truncated":
-        return "truncated (max turns)"
-    if outcome == "director_end":
-        return "director ended"
+    if outcome in ("truncated", "director_end"):
+        return outcome_label(outcome)
     return "other"
 
 
@@ -258,8 +271,8 @@ def outcome_table(episodes: pd.DataFrame, order: Sequence[str]) -> ReportTable:
         "projection onto the ideal direction within 10% of ||P_0||). Failures are collapse (5 "
         "consecutive negative turns), stagnation with regression, or (official preset) "
         "oscillation (over 11 turns, an L1 path >= 3 that ends < 3 from where it began); "
-        "'truncated' means the "
-        "conversation reached max_turns unresolved; 'director ended' means the Director closed it.",
+        f"'{outcome_label('truncated')}' means the conversation reached max_turns unresolved; "
+        f"'{outcome_label('director_end')}' means the Director closed it.",
     )
 
 

@@ -51,7 +51,7 @@ FIGURES = (
     "fig13_case_scatter",
     "fig14_case_status",
     "fig15_mean_sd",
-    "fig17_radar_profiles",
+    "fig17_profiles",
 )
 
 
