@@ -4,7 +4,8 @@
 percentile-bootstrap interval over episodes (seeded, so the same run always gives the same
 interval), the success rate, the number of finished episodes, the episodes that failed to run
 (the store's errors table, minus those a later run finished) and the *invalid* episodes (finished,
-but with at least one failed judgement). :func:`leaderboard_text` prints it; :func:`results_document`
+but their judgements failed too often: kept and counted, never in the mean, the interval or the
+ranking; a model with only invalid episodes is listed without a rank). :func:`leaderboard_text` prints it; :func:`results_document`
 is the JSON file, whose schema is ``benchmarks/schemas/results.schema.json`` (described in
 ``docs/results-json.md``).
 """
@@ -91,13 +92,18 @@ def model_aggregates(
     models = list(dict.fromkeys([*episodes.get("model", pd.Series(dtype=str)), *failed]))
     rows = []
     for model in models:
-        mine = episodes[episodes["model"] == model] if len(episodes) else episodes
+        everything = episodes[episodes["model"] == model] if len(episodes) else episodes
+        bad = (
+            everything["invalid"].fillna("").astype(str) != ""
+            if "invalid" in everything
+            else pd.Series(False, index=everything.index)
+        )
+        mine = everything[~bad]
         index = pd.to_numeric(mine.get("EPM_Index", pd.Series(dtype=float)), errors="coerce")
         values = index.to_numpy(float)
         lo, hi = bootstrap_ci(values, resamples=resamples, seed=seed)
         finite = values[np.isfinite(values)]
         success = mine["success"].astype(bool) if "success" in mine else pd.Series(dtype=bool)
-        judge_failures = pd.to_numeric(mine.get("judge_failures", 0), errors="coerce")
         row: dict[str, Any] = {
             "model": str(model),
             "n": int(len(mine)),
@@ -107,7 +113,7 @@ def model_aggregates(
             "success_rate": float(success.mean()) if len(success) else None,
             "successes": int(success.sum()) if len(success) else 0,
             "failed_episodes": len(failed.get(model, [])),
-            "invalid_episodes": int((judge_failures.fillna(0) > 0).sum()) if len(mine) else 0,
+            "invalid_episodes": int(bad.sum()),
         }
         if "FCS" in mine and pd.to_numeric(mine["FCS"], errors="coerce").notna().any():
             fcs = pd.to_numeric(mine["FCS"], errors="coerce").to_numpy(float)
@@ -116,8 +122,13 @@ def model_aggregates(
             row["fcs_ci95"] = [flo, fhi]
         rows.append(row)
     rows.sort(key=lambda r: -np.inf if r["epm_index_mean"] is None else -r["epm_index_mean"])
-    for rank, row in enumerate(rows, start=1):
-        row["rank"] = rank
+    rank = 0
+    for row in rows:
+        if row["epm_index_mean"] is None:
+            row["rank"] = None  # nothing valid to rank
+        else:
+            rank += 1
+            row["rank"] = rank
     return rows
 
 
@@ -140,13 +151,13 @@ def leaderboard_text(rows: Sequence[Mapping[str, Any]], *, title: str = "leaderb
         ci = "–" if lo is None else f"[{lo:.1f}, {hi:.1f}]"
         rate = r["success_rate"]
         lines.append(
-            f"{r['rank']:>2}  {r['model']:<{width}}  {_num(r['epm_index_mean'], 9)}  {ci:>13}  "
+            f"{r['rank'] or '-':>2}  {r['model']:<{width}}  {_num(r['epm_index_mean'], 9)}  {ci:>13}  "
             f"{('–' if rate is None else f'{100 * rate:.0f}%'):>7}  {r['n']:>4}  "
             f"{r['failed_episodes']:>6}  {r['invalid_episodes']:>7}"
         )
     lines.append(
-        "failed = episodes that could not run (errors table); invalid = finished episodes with "
-        "a failed judgement"
+        "failed = episodes that could not run (errors table); invalid = finished episodes whose "
+        "judgements failed too often (not in the mean, not ranked; a rerun plays them again)"
     )
     return "\n".join(lines)
 

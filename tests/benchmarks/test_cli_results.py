@@ -231,7 +231,8 @@ def test_aggregates_count_failed_and_invalid_episodes():
             "model": ["a", "a", "b"],
             "EPM_Index": [40.0, 60.0, 10.0],
             "success": [True, False, False],
-            "judge_failures": [0, 2, 0],
+            "judge_failures": [0, 9, 0],
+            "invalid": ["", "9 of 12 judgements failed", ""],
         }
     )
     errors = [
@@ -241,7 +242,9 @@ def test_aggregates_count_failed_and_invalid_episodes():
     rows = {r["model"]: r for r in model_aggregates(episodes, errors)}
     assert rows["a"]["invalid_episodes"] == 1 and rows["a"]["failed_episodes"] == 0
     assert rows["b"]["failed_episodes"] == 1 and rows["a"]["rank"] == 1
-    assert rows["a"]["success_rate"] == 0.5
+    # the invalid episode is counted, but not in the mean, the interval or the success rate
+    assert rows["a"]["n"] == 1 and rows["a"]["epm_index_mean"] == 40.0
+    assert rows["a"]["success_rate"] == 1.0
     assert "b " in leaderboard_text(list(rows.values()))
 
 
