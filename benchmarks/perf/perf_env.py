@@ -22,9 +22,9 @@ import time
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from baselines.policies.scripted import SCRIPTED  # noqa: E402
 from empa_env.env import EMPAEnv  # noqa: E402
 from empa_env.offline.judger import analyse, analyse_user  # noqa: E402
+from empa_env.policy import load_policy  # noqa: E402
 
 JUDGES = ("offline", "semantic:minilm", "lexicon")
 
@@ -41,7 +41,7 @@ def clear_caches(env: EMPAEnv) -> None:
 
 
 def record(env: EMPAEnv, policy_name: str) -> list[tuple[str, list[str]]]:
-    policy = SCRIPTED[policy_name]()
+    policy = load_policy(f"scripted:{policy_name}")
     episodes = []
     for case in env.cases:
         env.reset(seed=0, options={"case": case})
@@ -73,7 +73,7 @@ def replay(
 
 def suite_with_policy(env: EMPAEnv, policy_name: str) -> tuple[int, float]:
     """The whole suite, policy included, as a user would run it."""
-    policy = SCRIPTED[policy_name]()
+    policy = load_policy(f"scripted:{policy_name}")
     start = time.perf_counter()
     steps = 0
     for case in env.cases:

@@ -192,13 +192,15 @@ def _swap(text: str) -> str:
 
 
 def _attuned(messages: Messages) -> str:
-    try:
-        from baselines.policies.scripted import AttunedPolicy
-    except ImportError:  # pragma: no cover - baselines ship with the project
-        from empa_env.testing.policies import attuned
+    """The scripted ``attuned`` baseline's reply, found through the policy registry (so that
+    ``empa_env`` never imports ``baselines``); the plain test policy when it is not installed."""
+    from empa_env.policy import load_policy, policies
 
-        return attuned(messages)
-    return AttunedPolicy().reply(messages)
+    if "scripted" in policies:
+        return load_policy("scripted:attuned").reply(messages)
+    from empa_env.testing.policies import attuned
+
+    return attuned(messages)
 
 
 class _Gaming(StatelessPolicy):
