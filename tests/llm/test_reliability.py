@@ -203,3 +203,21 @@ def test_the_same_failure_over_and_over_stops_the_run(tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("error: 5 episodes in a row failed with the same error: TypeError")
+
+
+def test_a_custom_policy_prompt_has_the_same_version_in_every_process():
+    import subprocess
+    import sys
+
+    code = (
+        "from baselines.policies.litellm_policy import LiteLLMPolicy;"
+        "print(LiteLLMPolicy('openai/x', system_prompt='Be kind.').prompt_version)"
+    )
+    versions = {
+        subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+            env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout.strip()
+        for seed in (1, 2, 3)
+    }  # fmt: skip
+    assert len(versions) == 1 and next(iter(versions)).startswith("custom-")
