@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import numpy as np
@@ -84,10 +83,10 @@ def test_a_wrong_input_is_detected() -> None:
 
 
 def _run_cli(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser()
-    pt.register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(argv)
-    return args.func(args)
+    """The real ``empa`` command line (the ``paper-tables`` entry point)."""
+    from empa_env.cli import main
+
+    return main(argv)
 
 
 def test_subcommand_prints_tables(capsys: pytest.CaptureFixture[str]) -> None:

@@ -27,7 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-LEVEL_KEYS: tuple[str, ...] = ("C_Prog", "A_Prog", "P_Prog", "C_Neg", "A_Neg", "P_Neg")
+from empa_env.offline.semantic.corpus.record import LEVEL_KEYS, Record
+
 DEFAULT_SEED = 14
 CORPUS_VERSION = 1
 
@@ -702,24 +703,6 @@ POSITIVE = {
 # --------------------------------------------------------------------------------------------
 # Records
 # --------------------------------------------------------------------------------------------
-@dataclass
-class Record:
-    """One labelled reply (one JSONL line). ``levels`` keys are :data:`LEVEL_KEYS`."""
-
-    id: str
-    context: list[str]
-    reply: str
-    levels: dict[str, int]
-    evidence: dict[str, str]
-    reasons: dict[str, str]
-    reason: str
-    family: str
-    source: str
-    case_id: str
-    stance: str
-    split: str = "train"
-
-
 def compose(sentences: Sequence[Sentence]) -> tuple[str, dict[str, int], dict[str, str], dict]:
     """Join sentences; per key the strongest level wins and its sentence is the evidence."""
     reply = " ".join(s.text for s in sentences)

@@ -1,0 +1,29 @@
+"""One labelled reply of the judge corpus (one JSONL line), shared by the corpus's generators."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The six MDEP-PR level keys, in the corpus's order.
+LEVEL_KEYS: tuple[str, ...] = ("C_Prog", "A_Prog", "P_Prog", "C_Neg", "A_Neg", "P_Neg")
+
+
+@dataclass
+class Record:
+    """One labelled reply (one JSONL line). ``levels`` keys are :data:`LEVEL_KEYS`."""
+
+    id: str
+    context: list[str]
+    reply: str
+    levels: dict[str, int]
+    evidence: dict[str, str]
+    reasons: dict[str, str]
+    reason: str
+    family: str
+    source: str
+    case_id: str
+    stance: str
+    split: str = "train"
+
+
+__all__ = ["LEVEL_KEYS", "Record"]
