@@ -11,6 +11,7 @@ from typing import Any
 
 from empa_env.backends import RoleSpec
 from empa_env.cases.schema import Case
+from empa_env.secrets import is_secret_option
 from epm.config import EPMConfig
 
 #: ``case_pool``: a pool spec (``"generated"``, ``"generated:SEED:SIZE"``, a suite id, a folder),
@@ -67,7 +68,7 @@ class EnvConfig:
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name == "llm_options":
-                value = {k: v for k, v in value.items() if not _secret(k)}
+                value = {k: v for k, v in value.items() if not is_secret_option(k)}
             elif f.name == "case_pool" and value is not None and not isinstance(value, str):
                 value = [c.id for c in value]
             elif isinstance(value, EPMConfig):
@@ -76,11 +77,6 @@ class EnvConfig:
                 value = f"<{type(value).__name__}>"
             out[f.name] = value
         return out
-
-
-def _secret(key: str) -> bool:
-    lowered = key.lower()
-    return any(word in lowered for word in ("key", "token", "secret", "password"))
 
 
 __all__ = ["CasePool", "EnvConfig"]

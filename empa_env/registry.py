@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from empa_env.errors import UserError
+from empa_env.secrets import is_secret_option
 
 T = TypeVar("T")
 
@@ -206,7 +207,7 @@ class Registry(Generic[T]):
                         f"{self.kind} {name!r} takes no ':ARGUMENT', got {spec!r}"
                     ) from exc
                 raise
-        safe = {k: v for k, v in kwargs.items() if not _secret(k)}
+        safe = {k: v for k, v in kwargs.items() if not is_secret_option(k)}
         _record(instance, Provenance(self.kind, name, argument or None, safe))
         return instance  # type: ignore[no-any-return]
 
@@ -221,11 +222,6 @@ def _takes_no_argument(factory: Callable[..., Any]) -> bool:
         return False
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     return not any(p.kind in positional or p.kind == p.VAR_POSITIONAL for p in params)
-
-
-def _secret(key: str) -> bool:
-    lowered = key.lower()
-    return any(word in lowered for word in ("key", "token", "secret", "password"))
 
 
 def _record(instance: object, spec: Provenance) -> None:

@@ -21,6 +21,12 @@ MIN_SECRET_LENGTH = 8
 _EXTRA: set[str] = set()
 
 
+def is_secret_option(name: str) -> bool:
+    """Whether an option or argument *name* holds a credential (never put in a fingerprint)."""
+    lowered = name.lower()
+    return any(word in lowered for word in ("key", "token", "secret", "password"))
+
+
 def remember_secret(value: str | None) -> None:
     """Also redact ``value`` (an API key passed in options rather than the environment)."""
     if value and len(value) >= MIN_SECRET_LENGTH:
@@ -49,4 +55,4 @@ def scrub(text: str, extra: Iterable[str | None] = ()) -> str:
     return text
 
 
-__all__ = ["REDACTED", "remember_secret", "scrub", "secret_values"]
+__all__ = ["REDACTED", "is_secret_option", "remember_secret", "scrub", "secret_values"]
