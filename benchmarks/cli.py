@@ -312,6 +312,19 @@ def _reward_names() -> str:
         return "see empa_env.backends.rewards"
 
 
+class _RewardAction(argparse._StoreAction):
+    """``--reward``: its help lists the registered rewards, looked up only when help is shown
+    (the registry imports the simulation, too slow for every ``empa`` start)."""
+
+    @property  # type: ignore[override]
+    def help(self) -> str:
+        return f"per-turn reward recorded in trajectories: {_reward_names()} (default: %(default)s)"
+
+    @help.setter
+    def help(self, _value: str | None) -> None:  # argparse assigns it in __init__
+        pass
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     bench = subparsers.add_parser(
         "bench",
@@ -393,7 +406,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--reward",
         default="idr",
         metavar="NAME",
-        help=f"per-turn reward recorded in trajectories: {_reward_names()} (default: %(default)s)",
+        action=_RewardAction,
     )
     bench.add_argument(
         "--api-base",

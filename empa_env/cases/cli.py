@@ -24,22 +24,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from empa_env.cases.generator import ProceduralGenerator
-from empa_env.cases.loader import CaseError, CaseIssue, case_files, dump_case, load_case
-from empa_env.cases.sampler import STRATA, stratified_sample
-from empa_env.cases.schema import Case
-from empa_env.cases.suites import (
-    DEFAULT_POOL_SIZE,
-    SuiteError,
-    available_suites,
-    load_suite,
-    resolve_pool,
-    training_pool,
-)
+from empa_env.cases.suites import SuiteError, available_suites
 from empa_env.errors import UserError
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from empa_env.cases.schema import Case
 
 _GEN_ID = re.compile(r"^gen-s(\d+)-(\d+)$")
 
@@ -141,6 +132,8 @@ def _guard(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.N
     """Report expected errors (bad cases, unknown suites or pools) as messages, not tracebacks."""
 
     def run(args: argparse.Namespace) -> int:
+        from empa_env.cases.loader import CaseError
+
         try:
             return command(args)
         except (CaseError, SuiteError, ValueError, KeyError) as exc:
@@ -152,6 +145,8 @@ def _guard(command: Callable[[argparse.Namespace], int]) -> Callable[[argparse.N
 
 def _quota_arg(stratum: str) -> Callable[[str], dict[str, int]]:
     def parse(text: str) -> dict[str, int]:
+        from empa_env.cases.sampler import STRATA
+
         out: dict[str, int] = {}
         for part in filter(None, (s.strip() for s in text.split(","))):
             key, sep, value = part.partition("=")
@@ -169,6 +164,8 @@ def _quota_arg(stratum: str) -> Callable[[str], dict[str, int]]:
 
 
 def _source(args: argparse.Namespace) -> tuple[str, tuple[Case, ...]]:
+    from empa_env.cases.suites import load_suite, resolve_pool
+
     if args.suite:
         return args.suite, load_suite(args.suite).cases
     spec = args.pool or "generated"
@@ -179,6 +176,9 @@ def _source(args: argparse.Namespace) -> tuple[str, tuple[Case, ...]]:
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from empa_env.cases.loader import CaseError, CaseIssue, case_files, load_case
+    from empa_env.cases.suites import load_suite
+
     issues: list[CaseIssue] = []
     seen: dict[str, str] = {}
     n_cases = 0
@@ -255,6 +255,10 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _find(case_id: str, args: argparse.Namespace) -> Case:
+    from empa_env.cases.generator import ProceduralGenerator
+    from empa_env.cases.loader import load_case
+    from empa_env.cases.suites import DEFAULT_POOL_SIZE, load_suite, training_pool
+
     if args.suite or args.pool:
         _, cases = _source(args)
         for c in cases:
@@ -278,6 +282,8 @@ def _find(case_id: str, args: argparse.Namespace) -> Case:
 
 
 def _show(args: argparse.Namespace) -> int:
+    from empa_env.cases.loader import dump_case
+
     case = _find(args.case_id, args)
     p0 = ", ".join(f"{x:g}" for x in case.p0)
     print(f"# dominant axis {case.dominant_axis}, P_0 = ({p0}), ||P_0|| = {case.norm_p0:.2f} "
@@ -296,6 +302,8 @@ def _counts(series: pd.Series, values: Sequence[str]) -> pd.DataFrame:
 
 def _stats(args: argparse.Namespace) -> int:
     import pandas as pd
+
+    from empa_env.cases.sampler import STRATA
 
     label, cases = _source(args)
     frame = _frame(cases)
@@ -326,6 +334,8 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _write(cases: Sequence[Case], out: Path, force: bool) -> None:
+    from empa_env.cases.loader import dump_case
+
     out.mkdir(parents=True, exist_ok=True)
     targets = [out / f"{c.id}.yaml" for c in cases]
     existing = [str(t) for t in targets if t.exists()]
@@ -338,6 +348,8 @@ def _write(cases: Sequence[Case], out: Path, force: bool) -> None:
 
 
 def _generate(args: argparse.Namespace) -> int:
+    from empa_env.cases.generator import ProceduralGenerator
+
     if args.count < 0:
         raise ValueError(f"--count must be >= 0, got {args.count}")
     cases = ProceduralGenerator().generate(args.count, args.seed)
@@ -347,6 +359,9 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _sample(args: argparse.Namespace) -> int:
+    from empa_env.cases.sampler import stratified_sample
+    from empa_env.cases.suites import resolve_pool
+
     pool = resolve_pool(args.pool)
     sample = stratified_sample(
         pool, n=args.n, seed=args.seed,

@@ -20,6 +20,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from empa_env.cases.loader import YAML_LOADER
 from empa_env.cases.schema import DOMAINS, EmpathyAspect, Threshold
 
 Theme = Literal[
@@ -358,7 +359,7 @@ def render(text: str, slots: Mapping[str, str], where: str = "", sentence_case: 
 def _read(directory: Path, name: str) -> object:
     path = directory / name
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER)
     except (OSError, yaml.YAMLError) as exc:
         raise LibraryError(f"{path}: cannot read component library: {exc}") from None
 

@@ -22,6 +22,7 @@ Cases are prefix-stable: ``generate(k, seed) == generate(n, seed)[:k]`` for ``k 
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -129,22 +130,36 @@ class LevelSampler:
 
     @cached_property
     def loc_scale(self) -> tuple[float, float]:
-        """Location and scale of the untruncated normal whose truncation has ``mean`` and ``sd``."""
-        from scipy.optimize import root  # imported here: scipy.optimize/stats are slow to import
-        from scipy.stats import truncnorm
+        """Location and scale of the untruncated normal whose truncation has ``mean`` and ``sd``.
 
-        def moments(p: np.ndarray) -> list[float]:
-            loc, scale = float(p[0]), abs(float(p[1]))
-            a, b = (self.low - loc) / scale, (self.high - loc) / scale
-            m, v = truncnorm.stats(a, b, loc=loc, scale=scale, moments="mv")
-            return [float(m) - self.mean, float(np.sqrt(v)) - self.sd]
-
-        sol = root(moments, x0=np.array([self.mean, self.sd]))
-        if not sol.success or max(abs(x) for x in moments(sol.x)) > 1e-6:
+        Newton's method on the closed-form moments of the normal truncated to ``[low, high]``
+        (no scipy: importing scipy.stats would cost more than generating the whole pool).
+        """
+        target = np.array([self.mean, self.sd])
+        x = target.copy()
+        for _ in range(100):
+            f = np.array(truncated_normal_moments(x[0], x[1], self.low, self.high)) - target
+            if np.max(np.abs(f)) < 1e-12:
+                break
+            jac = np.empty((2, 2))
+            for k, h in enumerate((1e-6 * max(1.0, abs(x[0])), 1e-6 * x[1])):
+                step = x.copy()
+                step[k] += h
+                moved = truncated_normal_moments(step[0], step[1], self.low, self.high)
+                jac[:, k] = (np.array(moved) - target - f) / h
+            try:
+                x = x - np.linalg.solve(jac, f)
+            except np.linalg.LinAlgError:
+                break
+            if not np.all(np.isfinite(x)):
+                break
+            x[1] = abs(x[1])
+        residual = np.array(truncated_normal_moments(x[0], x[1], self.low, self.high)) - target
+        if not np.all(np.isfinite(x)) or np.max(np.abs(residual)) > 1e-6:
             raise ValueError(
                 f"no truncated normal on [{self.low}, {self.high}] has mean {self.mean} and sd {self.sd}"
             )
-        return float(sol.x[0]), abs(float(sol.x[1]))
+        return float(x[0]), float(x[1])
 
     def cap(self, axis: str) -> float:
         """The largest ``||P_0||`` reachable with ``axis`` dominant, clipped to ``high``."""
@@ -189,6 +204,24 @@ class LevelSampler:
             lo, hi = max(0, k - 10), min(len(norms), k + 10)
         row = self._table[0][idx[int(rng.integers(lo, hi))]]
         return {ind: int(v) for ind, v in zip(IEDR_INDICATORS, row, strict=True)}
+
+
+def truncated_normal_moments(
+    loc: float, scale: float, low: float, high: float
+) -> tuple[float, float]:
+    """Mean and standard deviation of N(loc, scale^2) truncated to ``[low, high]``.
+
+    With ``alpha = (low - loc) / scale``, ``beta = (high - loc) / scale``,
+    ``Z = Phi(beta) - Phi(alpha)``: mean ``loc + scale (phi(alpha) - phi(beta)) / Z`` and variance
+    ``scale^2 (1 + (alpha phi(alpha) - beta phi(beta)) / Z - ((phi(alpha) - phi(beta)) / Z)^2)``.
+    """
+    unit = NormalDist()
+    alpha, beta = (low - loc) / scale, (high - loc) / scale
+    z = unit.cdf(beta) - unit.cdf(alpha)
+    pa, pb = unit.pdf(alpha), unit.pdf(beta)
+    mean = loc + scale * (pa - pb) / z
+    var = scale**2 * (1.0 + (alpha * pa - beta * pb) / z - ((pa - pb) / z) ** 2)
+    return mean, math.sqrt(var) if var >= 0.0 else math.nan  # nan: no such truncation
 
 
 # --------------------------------------------------------------------------- composition helpers

@@ -15,8 +15,8 @@ from empa_env.errors import UserError
 
 CASE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
 # libyaml's C loader and dumper when available (same results, about ten times faster).
-_YamlLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_YamlDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+YAML_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def read_case_file(path: str | Path) -> object:
     except (OSError, UnicodeDecodeError) as exc:
         raise CaseError([CaseIssue(str(path), "", f"cannot read file: {exc}")]) from None
     try:
-        return json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_YamlLoader)
+        return json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=YAML_LOADER)
     except (yaml.YAMLError, json.JSONDecodeError) as exc:
         raise CaseError(
             [CaseIssue(str(path), "", f"not valid {path.suffix[1:].upper()}: {exc}")]
@@ -145,4 +145,4 @@ def dump_case(case: Case) -> str:
     data = case.model_dump(mode="json", by_alias=True)
     if not data.get("llm_roles_only"):  # only LLM-only cases carry the marker
         data.pop("llm_roles_only", None)
-    return yaml.dump(data, Dumper=_YamlDumper, sort_keys=False, allow_unicode=True, width=100)
+    return yaml.dump(data, Dumper=YAML_DUMPER, sort_keys=False, allow_unicode=True, width=100)

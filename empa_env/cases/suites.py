@@ -26,13 +26,14 @@ from functools import lru_cache
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import yaml
 
-from empa_env.cases.generator import ProceduralGenerator
-from empa_env.cases.loader import load_directory
-from empa_env.cases.schema import Case
 from empa_env.errors import UserError
+
+if TYPE_CHECKING:  # the case modules (pydantic, the generator's banks) load on first use
+    from empa_env.cases.schema import Case
 
 SUITE_GROUP = "empa.suites"
 MANIFEST_NAME = "manifest.yaml"
@@ -201,6 +202,8 @@ def load_suite(suite_id: str) -> Suite:
     Raises :class:`SuiteError` for an unknown id or a manifest mismatch, and
     :class:`~empa_env.cases.loader.CaseError` (naming every bad file and field) for invalid cases.
     """
+    from empa_env.cases.loader import load_directory
+
     case_dir, manifest_path = suite_paths(suite_id)
     try:
         manifest = yaml.safe_load(manifest_path.read_text(encoding="utf-8"))
@@ -218,6 +221,8 @@ def load_suite(suite_id: str) -> Suite:
 @lru_cache(maxsize=8)
 def training_pool(seed: int = DEFAULT_POOL_SEED, size: int = DEFAULT_POOL_SIZE) -> tuple[Case, ...]:
     """The generated training pool (ids ``gen-s{seed}-{i:04d}``); disjoint from every suite."""
+    from empa_env.cases.generator import ProceduralGenerator
+
     return tuple(ProceduralGenerator().generate(size, seed))
 
 
@@ -233,6 +238,9 @@ def resolve_pool(spec: str | Sequence[Case] | None) -> tuple[Case, ...]:
     ``"generated:SEED:SIZE"`` -> ``training_pool(SEED, SIZE)``; a registered suite id -> its cases;
     an existing directory -> every case file in it; a sequence of :class:`Case` -> those cases.
     """
+    from empa_env.cases.loader import load_directory
+    from empa_env.cases.schema import Case
+
     if spec is None:
         return training_pool()
     if isinstance(spec, str):

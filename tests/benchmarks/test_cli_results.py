@@ -350,6 +350,24 @@ def test_reward_help_lists_the_registry_and_llm_option_shows_examples():
     assert "temperature=0" in helps["llm_option"]
 
 
+def test_help_imports_no_heavy_module():
+    """``empa --help`` builds every command's parser without loading the simulation, the judge's
+    models, pandas, LLM or training libraries (the start-up cost is measured by
+    benchmarks/perf/perf_startup.py; here only what gets imported is checked)."""
+    heavy = ["empa_env.env", "empa_env.cases.components", "empa_env.roles.base",
+             "empa_env.offline.semantic.heads", "pydantic", "pandas", "scipy", "litellm",
+             "torch", "transformers", "matplotlib"]  # fmt: skip
+    code = (
+        "import sys, contextlib, io\n"
+        "from empa_env.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['--help'])\n"
+        f"print([m for m in {heavy!r} if m in sys.modules])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
 # --- the local server's entry point ----------------------------------------------------------
 def test_local_server_module_has_a_main_that_prints_its_address(tmp_path):
     from empa_env.llm.local_server import unavailable_reason

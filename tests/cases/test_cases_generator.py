@@ -18,6 +18,7 @@ from empa_env.cases.generator import (
     LevelSampler,
     ProceduralGenerator,
     priority_consistent,
+    truncated_normal_moments,
 )
 from empa_env.cases.loader import dump_case, parse_case
 from empa_env.cases.schema import AXIS_TO_ASPECT, DOMAINS, STANCES
@@ -207,6 +208,26 @@ def test_level_sampler_matches_the_reference_distribution():
     for axis in AXES:
         levels = sampler.draw(axis, rng)
         assert dominant_axis(initial_deficit(levels)) == axis
+
+
+@pytest.mark.parametrize("loc, scale, low, high", [(32.9, 5.1, 17.0, 41.0), (0.0, 1.0, -1.0, 2.5),
+                                                    (10.0, 3.0, 12.0, 30.0)])  # fmt: skip
+def test_truncated_normal_moments_match_scipy(loc, scale, low, high):
+    from scipy.stats import truncnorm
+
+    a, b = (low - loc) / scale, (high - loc) / scale
+    mean, var = truncnorm.stats(a, b, loc=loc, scale=scale, moments="mv")
+    got = truncated_normal_moments(loc, scale, low, high)
+    assert got == pytest.approx((float(mean), float(np.sqrt(var))), rel=1e-10)
+
+
+def test_level_sampler_solves_for_the_reference_mean_and_sd():
+    sampler = LevelSampler()
+    loc, scale = sampler.loc_scale
+    moments = truncated_normal_moments(loc, scale, sampler.low, sampler.high)
+    assert moments == pytest.approx((POOL_NORM_MEAN, POOL_NORM_SD), abs=1e-9)
+    with pytest.raises(ValueError, match="no truncated normal"):
+        _ = LevelSampler(mean=40.9, sd=9.0).loc_scale  # a mean near the edge with a wide sd
 
 
 def test_generate_rejects_bad_arguments():
