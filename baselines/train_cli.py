@@ -421,14 +421,7 @@ def run_mica(parser: DataclassParser, argv: Sequence[str]) -> int:
     trainer = MICATrainer(model, config, case_dataset(cases), tokenizer)
     trainer.train()
     trainer.close()
-    if not opts.no_save:
-        trainer.save_model(config.output_dir)
-        tokenizer.save_pretrained(config.output_dir)
-    logged = [h for h in trainer.state.log_history if "loss" in h]
-    summary = {
-        k: v for k, v in (logged[-1] if logged else {}).items() if isinstance(v, (int, float))
-    }
-    _print_json({"steps": trainer.state.global_step, **summary, "output_dir": config.output_dir})
+    _finish(trainer, tokenizer, config.output_dir, save=not opts.no_save)
     return 0
 
 
@@ -461,15 +454,24 @@ def run_grpo_trl(parser: DataclassParser, argv: Sequence[str]) -> int:
     )  # fmt: skip
     trainer.train()
     rollout.close()
-    if not opts.no_save:
-        trainer.save_model(config.output_dir)
-        tokenizer.save_pretrained(config.output_dir)
+    _finish(trainer, tokenizer, config.output_dir, save=not opts.no_save)
+    return 0
+
+
+def _finish(trainer: Any, tokenizer: Any, output_dir: str, save: bool) -> None:
+    """Save the model (every process takes part, as the Trainer requires) and, in the main
+    process only, the tokenizer and the JSON summary of the last logged step."""
+    if save:
+        trainer.save_model(output_dir)
+    if not trainer.is_world_process_zero():
+        return
+    if save:
+        tokenizer.save_pretrained(output_dir)
     logged = [h for h in trainer.state.log_history if "loss" in h]
     summary = {
         k: v for k, v in (logged[-1] if logged else {}).items() if isinstance(v, (int, float))
     }
-    _print_json({"steps": trainer.state.global_step, **summary, "output_dir": config.output_dir})
-    return 0
+    _print_json({"steps": trainer.state.global_step, **summary, "output_dir": output_dir})
 
 
 @dataclass(frozen=True)

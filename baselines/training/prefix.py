@@ -88,10 +88,10 @@ def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
 class ConversationStream:
     """The tokens of one conversation so far and the KV cache of (a prefix of) them.
 
-    ``use_cache=False`` keeps the stream but reads it in full every turn (the reference the
-    cached generation must match)."""
+    ``reuse=False`` keeps the stream but reads it in full every turn, with a fresh cache for the
+    turn's own generation (the full re-read that reuse must match)."""
 
-    use_cache: bool = True
+    reuse: bool = True
     ids: list[int] = field(default_factory=list)
     cache: Any = None
     cached_ids: list[int] = field(default_factory=list)
@@ -127,12 +127,12 @@ class ConversationStream:
 
         prompt = list(self.ids)
         reused = 0
-        if self.use_cache and self.cache is not None:
+        if self.reuse and self.cache is not None:
             reused = min(_common_prefix(self.cached_ids, prompt), len(prompt) - 1)
             if reused < self.cache.get_seq_length():
                 self.cache.crop(reused)
         else:
-            self.cache = DynamicCache() if self.use_cache else None
+            self.cache = DynamicCache()
         device = next(model.parameters()).device
         input_ids = torch.tensor([prompt], dtype=torch.long, device=device)
         was_training = model.training
@@ -142,14 +142,12 @@ class ConversationStream:
                 input_ids=input_ids,
                 attention_mask=torch.ones_like(input_ids),
                 **{_cache_kwarg(): self.cache},
-                use_cache=self.use_cache,
                 **generation_kwargs(tokenizer, settings),
             )
         if was_training:
             model.train()
         completion = _cut_at_eos(out[0, len(prompt) :].tolist(), tokenizer)
-        if self.use_cache:
-            self.cached_ids = out[0].tolist()[: self.cache.get_seq_length()]
+        self.cached_ids = out[0].tolist()[: self.cache.get_seq_length()]
         self.ids = prompt + completion
         return completion, len(prompt) - reused
 

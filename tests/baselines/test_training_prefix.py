@@ -41,8 +41,8 @@ def test_continuation_is_exactly_what_the_template_adds(lm):
 
 
 def _play_without_cache(model, tok, env, case, seed, settings):
-    """One episode whose every turn reads the whole token stream (no cache)."""
-    stream = ConversationStream(use_cache=False)
+    """One episode whose every turn reads the whole token stream (a fresh cache per turn)."""
+    stream = ConversationStream(reuse=False)
     env.reset(seed=seed, options={"case": case})
     completions, done = [], False
     while not done:
