@@ -141,6 +141,14 @@ class MICAConfig(TrainingArguments):
         metadata={"help": "replies cut by max_new_tokens (no end-of-turn token) get no gradient"},
     )
     turn_batch_size: int = field(default=16, metadata={"help": "turns per forward/backward chunk"})
+    ddp_broadcast_buffers: bool | None = field(
+        default=False,
+        metadata={
+            "help": "DDP: broadcast the module buffers at every forward (off: they are the "
+            "deterministic rotary tables, and the broadcast is a collective per forward, whose "
+            "count differs between processes with different numbers of turns)"
+        },
+    )
     torch_threads: int = field(
         default=DEFAULT_TORCH_THREADS,
         metadata={"help": "torch.set_num_threads for training (0: leave torch's default)"},
@@ -546,7 +554,7 @@ class MICATrainer(Trainer):
         if args.gradient_accumulation_steps % self._generate_every != 0:
             with torch.no_grad():
                 tensors.old_logps = per_token_logps(
-                    self.model_wrapped, tensors, args.temperature, args.turn_batch_size
+                    self.model, tensors, args.temperature, args.turn_batch_size
                 ).cpu()
         if self.ref_model is not None:
             with torch.no_grad():
@@ -651,14 +659,23 @@ class MICATrainer(Trainer):
         denominator *= accumulation / spg
         total = torch.zeros((), device=args.device)
         self._chunk_stats: list[tuple[float, float, float]] = []
-        for start in range(0, len(tensors), args.turn_batch_size):
-            with self.compute_loss_context_manager():
+        starts = list(range(0, len(tensors), args.turn_batch_size))
+        if not starts:  # nothing to learn here, but other processes wait for this gradient sync
+            self.accelerator.backward(sum(p.sum() * 0.0 for p in model.parameters()))
+        for start in starts:
+            # Processes have different numbers of turns, hence of chunks: gradients are synced
+            # once per micro-step (the last chunk), so every process syncs equally often.
+            last = start == starts[-1]
+            with (
+                contextlib.nullcontext() if last else self.accelerator.no_sync(model),
+                self.compute_loss_context_manager(),
+            ):
                 loss = self.compute_loss(
                     model,
                     tensors.chunk(start, start + args.turn_batch_size),
                     num_items_in_batch=denominator,
                 )
-            self.accelerator.backward(loss)
+                self.accelerator.backward(loss)
             total = total + loss.detach()
         tokens = max(sum(c[0] for c in self._chunk_stats), 1.0)
         row = {

@@ -100,7 +100,7 @@ def two_process_run(tmp_path_factory):
             "--mixed_precision", "no", "--dynamo_backend", "no", "--main_process_port", str(_free_port()),
             str(Path(__file__).with_name("two_process_mica.py")), str(out),
         ],
-        env=env, capture_output=True, text=True, timeout=600,
+        env=env, capture_output=True, text=True, timeout=300,  # a collective mismatch hangs
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-4000:]
     return [json.loads((out / f"rank{r}.json").read_text()) for r in range(2)]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -23,6 +24,13 @@ from baselines.training.mica import MICAConfig, MICATrainer, case_dataset, env_c
 from baselines.training.tiny import build_tiny_causal_lm
 
 ENV_KWARGS = {"max_turns": 3, "epm_overrides": {"min_turns": 2}}
+
+
+def _rank() -> int:
+    """This process's rank (torchrun's ``RANK``): the processes chunk their turns differently
+    (2 vs 6 turns per backward), so they run different numbers of forwards and backwards, as
+    processes whose episodes have different lengths do."""
+    return int(os.environ.get("RANK", "0"))
 
 
 def _weight_sum(model: torch.nn.Module) -> float:
@@ -38,7 +46,7 @@ def main(out: Path) -> None:
         args = MICAConfig(
             output_dir=str(out / estimator), estimator=estimator, per_device_train_batch_size=1,
             num_rollouts=2, max_steps=steps, max_new_tokens=4, learning_rate=1e-2, use_cpu=True,
-            seed=0, env_kwargs=ENV_KWARGS, turn_batch_size=16,
+            seed=0, env_kwargs=ENV_KWARGS, turn_batch_size=2 + 4 * _rank(),
         )  # fmt: skip
         record.setdefault("initial_weight_sums", []).append(_weight_sum(model))
         trainer = MICATrainer(model, args, case_dataset(cases), tokenizer)
