@@ -1,4 +1,4 @@
-"""The paper's GRPO baseline with TRL's own GRPOTrainer, unchanged, on EMPA episodes (CPU, ~30 s).
+"""The paper's GRPO baseline with TRL's own GRPOTrainer, unchanged, on EMPA episodes (CPU, under a minute).
 
 Each GRPOTrainer sample is one whole EMPA episode played by the policy (TRL's ``rollout_func``;
 the user's turns are masked out of the loss), rewarded with its trajectory return
@@ -23,14 +23,14 @@ from baselines.training.tiny import build_tiny_causal_lm, no_checkpointing
 use_offline_hub()  # this script is a process start: keep Hugging Face offline
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # TRL marks rollout_func experimental
 
-env_kwargs = {"max_turns": 4, "epm_overrides": {"min_turns": 2}}  # short demo episodes
+env_kwargs = {"max_turns": 3, "epm_overrides": {"min_turns": 2}}  # short demo episodes
 cases = env_case_ids(gym.make("EMPA-v0", **env_kwargs))[:8]
 model, tokenizer = build_tiny_causal_lm(seed=0)
 args = GRPOConfig(
     output_dir="runs/example-grpo-trl",
     per_device_train_batch_size=4,  # 2 cases x K = 2 episodes per step
     num_generations=2,
-    max_steps=3,
+    max_steps=2,
     learning_rate=1e-3,
     use_cpu=True,
     bf16=False,
@@ -40,7 +40,7 @@ args = GRPOConfig(
     **no_checkpointing(GRPOConfig),
 )
 trainer, rollout = empa_grpo_trainer(
-    model, tokenizer, args, cases, lambda: gym.make("EMPA-v0", **env_kwargs), max_new_tokens=16
+    model, tokenizer, args, cases, lambda: gym.make("EMPA-v0", **env_kwargs), max_new_tokens=12
 )
 trainer.train()
 rollout.close()
