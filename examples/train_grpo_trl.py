@@ -1,4 +1,4 @@
-"""The paper's GRPO baseline with TRL's own GRPOTrainer, unchanged, on EMPA episodes (CPU, under a minute).
+"""The paper's GRPO baseline with TRL's own, unchanged GRPOTrainer on EMPA episodes (CPU, ~1 min).
 
 Each GRPOTrainer sample is one whole EMPA episode played by the policy (TRL's ``rollout_func``;
 the user's turns are masked out of the loss), rewarded with its trajectory return
