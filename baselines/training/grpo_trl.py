@@ -142,14 +142,14 @@ class EMPARolloutFunction:
 def trajectory_reward(
     prompts: Sequence[Any], completions: Sequence[Any], trajectory_return: Sequence[float],
     **_: Any,
-) -> list[float]:  # fmt: skip
+) -> list[float | None]:  # fmt: skip
     """The episode's ``R_traj = sum_t r_t`` (a GRPOTrainer reward function)."""
     return [float(r) for r in trajectory_return]
 
 
 def epm_index_reward(
     prompts: Sequence[Any], completions: Sequence[Any], epm_index: Sequence[float], **_: Any
-) -> list[float]:
+) -> list[float | None]:
     """The episode's EPM-Index (a GRPOTrainer reward function; weight 0 logs it only)."""
     return [float(r) for r in epm_index]
 
