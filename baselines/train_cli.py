@@ -9,7 +9,10 @@ Each subcommand's flags are generated from its configuration dataclasses
 * ``mica``: :class:`~baselines.training.mica.MICAConfig` (every ``TrainingArguments`` field too;
   ``--batch-size`` and ``--epochs`` are short for ``--per-device-train-batch-size`` and
   ``--num-train-epochs``; CPU by default, ``--use-cpu false`` allows an accelerator) and
-  :class:`MICACommandOptions`.
+  :class:`MICACommandOptions`;
+* ``grpo-trl``: TRL's own ``GRPOConfig`` (every field; ``--num-generations`` is ``K``) and
+  :class:`GRPOTRLCommandOptions`: stock ``trl.GRPOTrainer`` on EMPA episodes
+  (:mod:`baselines.training.grpo_trl`).
 
 Every subcommand takes ``--config FILE`` (a YAML or JSON mapping of the same option names, with
 dashes or underscores); a flag given on the command line wins over the file. ``empa train
@@ -25,6 +28,7 @@ downloaded (the Hugging Face libraries are kept offline for the process).
     empa train rm   --humanlike-corpus dialogues.jsonl --machine-utterances machine.txt
     empa train mica --model tiny --estimator mica --max-steps 20 \\
         --env-kwargs '{"max_turns": 6, "epm_overrides": {"min_turns": 3}}'
+    empa train grpo-trl --model tiny --num-generations 4 --max-steps 20
 
 (an episode cannot be shorter than ``min_turns``, 12 in the official preset, so a shorter
 ``max_turns`` needs a smaller ``min_turns`` too.)
@@ -157,6 +161,32 @@ class MICACommandOptions:
     no_save: bool = field(default=False, metadata={"help": "do not write the trained model"})
 
 
+@dataclass
+class GRPOTRLCommandOptions:
+    """The policy ``empa train grpo-trl`` starts from, the environment it plays, and the reply
+    budget (``GRPOConfig``'s own sampling fields apply to every turn)."""
+
+    model: str = field(default="tiny", metadata={"help": MODEL_HELP})
+    env_id: str = field(default="EMPA-v0", metadata={"help": "Gymnasium id of the environment"})
+    env_kwargs: dict[str, Any] | None = field(
+        default=None, metadata={"help": "keyword arguments of gymnasium.make (JSON object)"}
+    )
+    num_cases: int | None = field(
+        default=None, metadata={"help": "train on the first N cases of the pool only"}
+    )
+    turn_max_new_tokens: int = field(
+        default=48, metadata={"help": "reply length cap per turn, in tokens"}
+    )
+    conversation_max_tokens: int = field(
+        default=4096, metadata={"help": "token budget of a whole episode (prompt and replies)"}
+    )
+    epm_index_weight: float = field(
+        default=0.0,
+        metadata={"help": "weight of the EPM-Index reward next to the trajectory return (1)"},
+    )
+    no_save: bool = field(default=False, metadata={"help": "do not write the trained model"})
+
+
 # --- parsers -----------------------------------------------------------------------------------
 def sft_parser(prog: str = "empa train sft") -> DataclassParser:
     """The generated parser of ``empa train sft``."""
@@ -198,6 +228,35 @@ def mica_parser(prog: str = "empa train mica") -> DataclassParser:
     return DataclassParser(
         MICAConfig, MICACommandOptions, prog=prog, description=COMMANDS["mica"].help,
         defaults=MICA_DEFAULTS, aliases=MICA_ALIASES,
+    )  # fmt: skip
+
+
+#: ``empa train grpo-trl``'s defaults where they differ from ``GRPOConfig``'s: the CPU unless
+#: told otherwise, 4 cases x K = 4 rollouts per step, no checkpointing or reporting, runs/.
+GRPO_TRL_DEFAULTS: dict[str, Any] = {
+    "output_dir": "runs/grpo-trl",
+    "use_cpu": True,
+    "per_device_train_batch_size": 4,
+    "num_generations": 4,
+    "num_train_epochs": 1.0,
+    "seed": 0,
+    "bf16": False,
+    "report_to": "none",
+    "logging_steps": 1,
+    "save_strategy": "no",
+    "learning_rate": 1e-6,
+}
+
+
+def grpo_trl_parser(prog: str = "empa train grpo-trl") -> DataclassParser:
+    """The generated parser of ``empa train grpo-trl`` (imports TRL's GRPOConfig)."""
+    from trl import GRPOConfig
+
+    from baselines.training.tiny import no_checkpointing
+
+    return DataclassParser(
+        GRPOConfig, GRPOTRLCommandOptions, prog=prog, description=COMMANDS["grpo-trl"].help,
+        defaults={**GRPO_TRL_DEFAULTS, **no_checkpointing(GRPOConfig)}, aliases=MICA_ALIASES,
     )  # fmt: skip
 
 
@@ -362,15 +421,57 @@ def run_mica(parser: DataclassParser, argv: Sequence[str]) -> int:
     trainer = MICATrainer(model, config, case_dataset(cases), tokenizer)
     trainer.train()
     trainer.close()
-    if not opts.no_save:
-        trainer.save_model(config.output_dir)
-        tokenizer.save_pretrained(config.output_dir)
+    _finish(trainer, tokenizer, config.output_dir, save=not opts.no_save)
+    return 0
+
+
+def run_grpo_trl(parser: DataclassParser, argv: Sequence[str]) -> int:
+    """``empa train grpo-trl``: stock TRL GRPOTrainer on EMPA episodes; prints a JSON summary."""
+    import os
+
+    import gymnasium as gym
+
+    import empa_env  # noqa: F401  (registers the environment ids)
+    from baselines.training.grpo_trl import empa_grpo_trainer
+    from baselines.training.mica import env_case_ids
+    from baselines.training.tiny import load_or_build
+
+    config, opts = parser.parse(argv)
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # rollout_func is "experimental"
+    try:
+        probe = gym.make(opts.env_id, **(opts.env_kwargs or {}))
+    except (TypeError, ValueError) as exc:
+        parser.parser.error(f"--env-id/--env-kwargs: {exc}")
+    cases = env_case_ids(probe)[: opts.num_cases or None]
+    probe.close()
+    model, tokenizer = _with_model(
+        parser, lambda: load_or_build(opts.model, "causal_lm", seed=config.seed)
+    )
+    trainer, rollout = empa_grpo_trainer(
+        model, tokenizer, config, cases, lambda: gym.make(opts.env_id, **(opts.env_kwargs or {})),
+        max_new_tokens=opts.turn_max_new_tokens, max_prompt_length=opts.conversation_max_tokens,
+        epm_index_weight=opts.epm_index_weight,
+    )  # fmt: skip
+    trainer.train()
+    rollout.close()
+    _finish(trainer, tokenizer, config.output_dir, save=not opts.no_save)
+    return 0
+
+
+def _finish(trainer: Any, tokenizer: Any, output_dir: str, save: bool) -> None:
+    """Save the model (every process takes part, as the Trainer requires) and, in the main
+    process only, the tokenizer and the JSON summary of the last logged step."""
+    if save:
+        trainer.save_model(output_dir)
+    if not trainer.is_world_process_zero():
+        return
+    if save:
+        tokenizer.save_pretrained(output_dir)
     logged = [h for h in trainer.state.log_history if "loss" in h]
     summary = {
         k: v for k, v in (logged[-1] if logged else {}).items() if isinstance(v, (int, float))
     }
-    _print_json({"steps": trainer.state.global_step, **summary, "output_dir": config.output_dir})
-    return 0
+    _print_json({"steps": trainer.state.global_step, **summary, "output_dir": output_dir})
 
 
 @dataclass(frozen=True)
@@ -389,6 +490,11 @@ COMMANDS: dict[str, TrainCommand] = {
     "rm": TrainCommand("reward model on preference pairs (Bradley-Terry)", rm_parser, run_rm),
     "mica": TrainCommand(
         "multi-turn RL in the EMPA environment (MICA and baselines)", mica_parser, run_mica
+    ),
+    "grpo-trl": TrainCommand(
+        "stock TRL GRPOTrainer on EMPA episodes (trajectory reward: the GRPO baseline)",
+        grpo_trl_parser,
+        run_grpo_trl,
     ),
 }
 
@@ -421,7 +527,8 @@ class _PassThrough(argparse.ArgumentParser):
 
 
 def register(subparsers: Any) -> None:
-    """Add ``train`` with its ``sft``, ``rm`` and ``mica`` subcommands to the ``empa`` CLI."""
+    """Add ``train`` with its ``sft``, ``rm``, ``mica`` and ``grpo-trl`` subcommands to the
+    ``empa`` CLI."""
     train = subparsers.add_parser(
         "train",
         help="train policies and reward models (TRL)",
@@ -429,7 +536,7 @@ def register(subparsers: Any) -> None:
         "the options of each.",
     )
     sub = train.add_subparsers(
-        dest="train_command", metavar="{sft,rm,mica}", parser_class=_PassThrough
+        dest="train_command", metavar="{" + ",".join(COMMANDS) + "}", parser_class=_PassThrough
     )
     train.set_defaults(func=lambda _args: (train.print_help(), 2)[1])
     for name, command in COMMANDS.items():

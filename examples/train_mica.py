@@ -6,6 +6,10 @@ The point is the plumbing: swap in a real local checkpoint (``load_or_build("pat
 and a longer budget for actual training. ``estimator`` can be any of baselines.advantages.
 
     python examples/train_mica.py
+    accelerate launch --multi_gpu --num_processes 2 examples/train_mica.py   # 2 CPU processes
+
+Under ``accelerate launch`` each process plays its own cases (``--multi_gpu`` is accelerate's
+torchrun launcher; without a GPU the processes run on the CPU with the gloo backend).
 """
 
 import gymnasium as gym

@@ -33,6 +33,15 @@ reused ``num_iterations`` times. ``steps_per_generation`` defaults to
 comes after an optimiser step (its ratio is no longer 1), never inside the same accumulation
 window.
 
+Several processes (``accelerate launch --num_processes N``, CPU/gloo included) split every
+generation batch: each plays its own ``B * steps_per_generation`` cases with its own seeds; MICA,
+GRPO and the other per-case estimators are computed per process (a case's ``K`` rollouts never
+straddle processes), the REINFORCE++ ones over the gathered global batch, and the logged metrics
+are means over all processes (:mod:`baselines.training.distributed`). Generation runs on the model
+unwrapped by TRL's ``unwrap_model_for_generation`` (DDP, DeepSpeed ZeRO-3 with its parameters
+gathered) inside TRL's ``DistributedBackend.summon_full_params`` (FSDP v1), as in TRL's
+``GRPOTrainer``.
+
 :class:`MICAConfig` is a ``TrainingArguments`` dataclass (so ``HfArgumentParser`` and the CLI can
 fill it); :class:`MICATrainer` subclasses ``transformers.Trainer`` and reuses its optimiser,
 scheduler, logging, callbacks and checkpointing, plus TRL's ``RepeatSampler`` (to reuse one
@@ -43,9 +52,10 @@ torch's default for these small per-turn forwards (``benchmarks/perf/perf_mica_t
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,6 +65,7 @@ from transformers import Trainer, TrainingArguments
 from trl.trainer.utils import RepeatSampler, selective_log_softmax
 
 from baselines.advantages import ESTIMATORS, AdvantageConfig, Estimator
+from baselines.training.distributed import gathered_advantages, reduce_metrics, rollout_seed
 from baselines.training.rollout import GenerationSettings, RolloutBatch, play_episodes
 
 #: ``MICAConfig.loss_type`` values: TRL's ``grpo``, ``dapo``, ``dr_grpo`` and the paper's
@@ -99,6 +110,14 @@ class MICAConfig(TrainingArguments):
     system_prompt: str | None = field(
         default=None, metadata={"help": "system message put before every history"}
     )
+    reuse_prefix: bool = field(
+        default=False,
+        metadata={
+            "help": "keep each conversation as one token stream and carry its KV cache across "
+            "turns (a turn reads only its new tokens; one generate per episode instead of one "
+            "batched generate per turn)"
+        },
+    )
     # --- loss ---
     epsilon: float = field(default=0.2, metadata={"help": "lower clip: ratio >= 1 - epsilon"})
     epsilon_high: float | None = field(
@@ -122,6 +141,14 @@ class MICAConfig(TrainingArguments):
         metadata={"help": "replies cut by max_new_tokens (no end-of-turn token) get no gradient"},
     )
     turn_batch_size: int = field(default=16, metadata={"help": "turns per forward/backward chunk"})
+    ddp_broadcast_buffers: bool | None = field(
+        default=False,
+        metadata={
+            "help": "DDP: broadcast the module buffers at every forward (off: they are the "
+            "deterministic rotary tables, and the broadcast is a collective per forward, whose "
+            "count differs between processes with different numbers of turns)"
+        },
+    )
     torch_threads: int = field(
         default=DEFAULT_TORCH_THREADS,
         metadata={"help": "torch.set_num_threads for training (0: leave torch's default)"},
@@ -169,6 +196,7 @@ class MICAConfig(TrainingArguments):
             self.top_p,
             self.max_prompt_length,
             self.system_prompt,
+            self.reuse_prefix,
         )
 
 
@@ -443,6 +471,7 @@ class MICATrainer(Trainer):
         self._step = 0
         self._metrics: dict[str, list[float]] = defaultdict(list)
         self.last_rollouts: RolloutBatch | None = None
+        self.last_advantages: np.ndarray | None = None  # (B, K, T) of the last generation
         self.pass_log: list[dict[str, float]] = []
 
     # --- data ----------------------------------------------------------------------------------
@@ -470,13 +499,16 @@ class MICATrainer(Trainer):
     def _get_train_sampler(self, train_dataset: Any = None) -> RepeatSampler:
         """Each generation batch of ``B * steps_per_generation`` cases comes
         ``num_iterations * steps_per_generation`` times in a row (one rollout per generation,
-        reused for every micro-step and iteration), as in TRL's GRPO."""
+        reused for every micro-step and iteration), as in TRL's GRPO; with several processes the
+        batch is ``B * steps_per_generation * num_processes`` distinct cases."""
         dataset = train_dataset if train_dataset is not None else self.train_dataset
         spg = int(self.args.steps_per_generation)
+        # The sampler's batch is the *global* one: the prepared dataloader hands each process
+        # its own consecutive B * spg slice of it, so no case is played twice.
         return RepeatSampler(
             data_source=dataset,
             mini_repeat_count=1,
-            batch_size=self.args.per_device_train_batch_size * spg,
+            batch_size=self.args.per_device_train_batch_size * spg * self.accelerator.num_processes,
             repeat_count=self.args.num_iterations * spg,
             shuffle=True,
             seed=self.args.seed,
@@ -502,11 +534,16 @@ class MICATrainer(Trainer):
         args: MICAConfig = self.args
         k = args.num_rollouts
         envs = self._env_pool(len(case_ids) * k)
-        batch = play_episodes(
-            self.model, self.processing_class, envs, list(case_ids), k, args.generation,
-            seed=args.seed * 1_000_003 + self.state.global_step,
+        seed = rollout_seed(args.seed, self.state.global_step, self.accelerator.process_index)
+        with self.unwrapped_for_generation() as unwrapped:
+            batch = play_episodes(
+                unwrapped, self.processing_class, envs, list(case_ids), k, args.generation,
+                seed=seed,
+            )  # fmt: skip
+        advantages = gathered_advantages(
+            self.advantage_config, batch.rewards, batch.lengths, self._gather,
+            self.accelerator.process_index,
         )  # fmt: skip
-        advantages = self.advantage_config(batch.rewards, batch.lengths)
         tensors = turn_tensors(
             batch, advantages, self.processing_class.pad_token_id,
             self.processing_class.eos_token_id, args.mask_truncated_completions,
@@ -524,6 +561,7 @@ class MICATrainer(Trainer):
                 tensors.ref_logps = per_token_logps(
                     self.ref_model, tensors, args.temperature, args.turn_batch_size
                 ).cpu()
+        self.last_advantages = advantages
         for key, value in batch.metrics().items():
             self._metrics[key].append(value)
         mask = batch.lengths[..., None] > np.arange(batch.rewards.shape[2])
@@ -532,6 +570,28 @@ class MICATrainer(Trainer):
             self._metrics["truncated_share"].append(float(tensors.truncated.float().mean()))
         self.last_rollouts = batch
         return tensors, batch
+
+    @contextlib.contextmanager
+    def unwrapped_for_generation(self) -> Iterator[Any]:
+        """The policy ready for ``generate``, as TRL's GRPOTrainer prepares it: unwrapped from
+        DDP / DeepSpeed (ZeRO-3 parameters gathered) and, under FSDP v1, with its full parameters
+        summoned."""
+        from trl.distributed import DistributedBackend
+        from trl.models import unwrap_model_for_generation
+
+        with (
+            unwrap_model_for_generation(self.model_wrapped, self.accelerator) as unwrapped,
+            DistributedBackend(self.accelerator).summon_full_params(
+                self.model_wrapped, recurse=False
+            ),
+        ):
+            yield unwrapped
+
+    def _gather(self, items: list[Any]) -> list[Any]:
+        """Every process's ``items`` in process order (``items`` itself in one process)."""
+        from accelerate.utils import gather_object
+
+        return list(gather_object(items))
 
     def _new_generation(self, case_ids: Sequence[str]) -> Generation:
         tensors, batch = self.collect(case_ids)
@@ -599,14 +659,23 @@ class MICATrainer(Trainer):
         denominator *= accumulation / spg
         total = torch.zeros((), device=args.device)
         self._chunk_stats: list[tuple[float, float, float]] = []
-        for start in range(0, len(tensors), args.turn_batch_size):
-            with self.compute_loss_context_manager():
+        starts = list(range(0, len(tensors), args.turn_batch_size))
+        if not starts:  # nothing to learn here, but other processes wait for this gradient sync
+            self.accelerator.backward(sum(p.sum() * 0.0 for p in model.parameters()))
+        for start in starts:
+            # Processes have different numbers of turns, hence of chunks: gradients are synced
+            # once per micro-step (the last chunk), so every process syncs equally often.
+            last = start == starts[-1]
+            with (
+                contextlib.nullcontext() if last else self.accelerator.no_sync(model),
+                self.compute_loss_context_manager(),
+            ):
                 loss = self.compute_loss(
                     model,
                     tensors.chunk(start, start + args.turn_batch_size),
                     num_items_in_batch=denominator,
                 )
-            self.accelerator.backward(loss)
+                self.accelerator.backward(loss)
             total = total + loss.detach()
         tokens = max(sum(c[0] for c in self._chunk_stats), 1.0)
         row = {
@@ -620,10 +689,10 @@ class MICATrainer(Trainer):
         return total
 
     def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
+        """Adds the rollout and loss metrics since the last log, each the mean of the values
+        every process recorded (every process logs at the same steps)."""
         if "loss" in logs or "train_loss" in logs:
-            for key, values in self._metrics.items():
-                if values:
-                    logs[key] = float(np.mean(values))
+            logs.update(reduce_metrics(self._metrics, self._gather))
             self._metrics.clear()
         super().log(logs, start_time)
 

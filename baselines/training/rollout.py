@@ -8,6 +8,14 @@ episodes still running are chat-templated, left-padded and sampled from the mode
 tokens (``a_t``) and ``r_t``, plus the padded ``rewards (B, K, T_max)`` and ``lengths (B, K)``
 that the advantage estimators take.
 
+Tokens processed: every sample records the prompt tokens the model read for it
+(``prompt_tokens_read``) and the tokens it generated; :meth:`RolloutBatch.metrics` reports them
+per turn and in total (``tokens/...``) and :meth:`RolloutBatch.tokens_by_turn` per turn index. By
+default each turn re-reads its whole history (one batched ``generate`` over the episodes still
+running, left-padded; the padding is not counted). With ``GenerationSettings.reuse_prefix`` each
+conversation is one token stream whose KV cache is carried across turns
+(:mod:`baselines.training.prefix`): a turn reads only its new tokens, one ``generate`` per episode.
+
 :func:`candidate_preferences` scores K candidate replies at one context by stepping copies of an
 environment, for reward-model pairs ranked by the Judger's increment.
 """
@@ -22,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from baselines.training.data import preference_pairs
+from baselines.training.prefix import ConversationStream
 from empa_env.policy import Messages
 from empa_env.rollout import RolloutHooks, Step, play_lockstep
 
@@ -39,6 +48,11 @@ class TurnSample:
     completion_ids: list[int]
     reply: str
     reward: float
+    prompt_tokens_read: int = -1  # prompt tokens the model read for this turn (-1: all of them)
+
+    def __post_init__(self) -> None:
+        if self.prompt_tokens_read < 0:
+            self.prompt_tokens_read = len(self.prompt_ids)
 
 
 @dataclass
@@ -52,8 +66,24 @@ class RolloutBatch:
     episodes: list[list[dict[str, Any]]] = field(default_factory=list)  # info["epm"] per (b, k)
     trajectories: list[list[Any]] = field(default_factory=list)
 
+    def tokens_by_turn(self) -> dict[str, np.ndarray]:
+        """Mean tokens per turn index ``t`` over the episodes that reached it: ``prompt`` (the
+        history as templated), ``prompt_read`` (what the model actually read: less with prefix
+        reuse) and ``generated``."""
+        t_max = int(self.lengths.max(initial=0))
+        sums = np.zeros((3, t_max))
+        counts = np.zeros(t_max)
+        for s in self.samples:
+            sums[:, s.turn] += (len(s.prompt_ids), s.prompt_tokens_read, len(s.completion_ids))
+            counts[s.turn] += 1
+        means = sums / np.maximum(counts, 1)
+        return {"prompt": means[0], "prompt_read": means[1], "generated": means[2]}
+
     def metrics(self) -> dict[str, float]:
-        """Means over the batch: per-turn reward, return, turns, success rate, EPM-Index."""
+        """Means over the batch: per-turn reward, return, turns, success rate, EPM-Index; and
+        the tokens processed: per turn (``tokens/prompt_read_per_turn``,
+        ``tokens/generated_per_turn``) and in total over the batch (``tokens/prompt_read``,
+        ``tokens/generated``)."""
         mask = np.arange(self.rewards.shape[2]) < self.lengths[..., None]
         flat = [e for row in self.episodes for e in row if e]
         out = {
@@ -61,6 +91,13 @@ class RolloutBatch:
             "episode_return": float((self.rewards * mask).sum(-1).mean()),
             "turns": float(self.lengths.mean()),
         }
+        if self.samples:
+            read = sum(s.prompt_tokens_read for s in self.samples)
+            generated = sum(len(s.completion_ids) for s in self.samples)
+            out["tokens/prompt_read"] = float(read)
+            out["tokens/generated"] = float(generated)
+            out["tokens/prompt_read_per_turn"] = read / len(self.samples)
+            out["tokens/generated_per_turn"] = generated / len(self.samples)
         if flat:
             out["success_rate"] = float(np.mean([bool(e.get("success")) for e in flat]))
             out["epm_index"] = float(np.mean([e.get("EPM_Index") or 0.0 for e in flat]))
@@ -94,6 +131,8 @@ class GenerationSettings:
     top_p: float = 1.0
     max_prompt_length: int = 512
     system_prompt: str | None = None
+    reuse_prefix: bool = False  # one token stream + KV cache per conversation (prefix.py)
+    greedy: bool = False  # argmax decoding instead of sampling (tests, evaluation)
 
 
 def generate_replies(
@@ -101,6 +140,8 @@ def generate_replies(
 ) -> list[list[int]]:
     """Sample one completion per prompt; each is cut after its first end-of-turn token."""
     import torch
+
+    from baselines.training.prefix import generation_kwargs
 
     pad = tokenizer.pad_token_id
     eos = tokenizer.eos_token_id
@@ -117,13 +158,7 @@ def generate_replies(
         out = model.generate(
             input_ids=input_ids.to(device),
             attention_mask=attention.to(device),
-            do_sample=True,
-            temperature=settings.temperature,
-            top_p=settings.top_p,
-            top_k=0,
-            max_new_tokens=settings.max_new_tokens,
-            pad_token_id=pad,
-            eos_token_id=eos,
+            **generation_kwargs(tokenizer, settings),
         )
     if was_training:
         model.train()
@@ -155,27 +190,44 @@ class _LMTurns(RolloutHooks):
         self.model, self.tokenizer, self.settings = model, tokenizer, settings
         self.reply_filter = reply_filter
         self._indices: list[int] = []
-        self._pending: dict[int, tuple[list[int], list[int]]] = {}
+        self._pending: dict[int, tuple[list[int], list[int], int]] = {}
+        self._streams: dict[int, ConversationStream] = {}
 
     def before_turn(self, turn: int, indices: list[int]) -> None:
         self._indices = indices
 
     def __call__(self, histories: list[Messages]) -> list[str]:
         s = self.settings
-        prompts = [
-            chat_prompt_ids(self.tokenizer, h, s.max_prompt_length, s.system_prompt)
-            for h in histories
-        ]
-        completions = generate_replies(self.model, self.tokenizer, prompts, s)
+        if s.reuse_prefix:
+            turns = [self._stream_turn(i, h) for i, h in zip(self._indices, histories, strict=True)]
+        else:
+            prompts = [
+                chat_prompt_ids(self.tokenizer, h, s.max_prompt_length, s.system_prompt)
+                for h in histories
+            ]
+            completions = generate_replies(self.model, self.tokenizer, prompts, s)
+            turns = [(p, c, len(p)) for p, c in zip(prompts, completions, strict=True)]
         replies = []
-        for i, prompt, completion in zip(self._indices, prompts, completions, strict=True):
-            self._pending[i] = (prompt, completion)
-            reply = self.tokenizer.decode(completion, skip_special_tokens=True).strip()
+        for i, turn in zip(self._indices, turns, strict=True):
+            self._pending[i] = turn
+            reply = self.tokenizer.decode(turn[1], skip_special_tokens=True).strip()
             replies.append(self.reply_filter(reply) if self.reply_filter else reply)
         return replies
 
+    def _stream_turn(self, index: int, history: Messages) -> tuple[list[int], list[int], int]:
+        s = self.settings
+        stream = self._streams.setdefault(index, ConversationStream())
+        prompt = stream.prompt(self.tokenizer, history, s.max_prompt_length, s.system_prompt)
+        completion, read = stream.generate(self.model, self.tokenizer, s)
+        return prompt, completion, read
+
     def on_step(self, index: int, step: Step) -> None:
-        step.extra["prompt_ids"], step.extra["completion_ids"] = self._pending.pop(index)
+        prompt, completion, read = self._pending.pop(index)
+        step.extra["prompt_ids"], step.extra["completion_ids"] = prompt, completion
+        step.extra["prompt_tokens_read"] = read
+
+    def on_end(self, index: int, episode: Any) -> None:
+        self._streams.pop(index, None)
 
 
 def play_episodes(
@@ -216,6 +268,7 @@ def play_episodes(
                 step.extra["completion_ids"],
                 step.reply,
                 step.reward,
+                step.extra["prompt_tokens_read"],
             )  # fmt: skip
             for step in episode.steps
         ]

@@ -63,6 +63,15 @@ class StandInEnv(gym.Env):
         return user, reward, done, False, info
 
 
+@pytest.fixture(scope="session")
+def tiny_tokenizer():
+    """The tiny model's tokenizer, trained once per session (it takes seconds)."""
+    pytest.importorskip("transformers")
+    from baselines.training.tiny import build_tokenizer
+
+    return build_tokenizer()
+
+
 @pytest.fixture
 def standin_env_factory():
     return lambda: StandInEnv()

@@ -1,4 +1,4 @@
-"""``empa train sft|rm|mica`` argument handling and short end-to-end runs on the tiny model."""
+"""``empa train sft|rm|mica|grpo-trl`` argument handling and short end-to-end runs on the tiny model."""
 
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ def _parser():
     return parser
 
 
-def test_register_adds_the_three_subcommands():
+def test_register_adds_the_four_subcommands():
     parser = _parser()
-    for sub in ("sft", "rm", "mica"):
+    for sub in ("sft", "rm", "mica", "grpo-trl"):
         args = parser.parse_args(["train", sub])
         assert callable(args.func) and args.train_argv == []
     args = parser.parse_args(["train", "mica", "--estimator", "grpo", "--help"])
@@ -104,6 +104,27 @@ def test_mica_flags_come_from_every_dataclass_field():
         dp.parse(["--estimator", "nope"])
 
 
+@pytest.mark.train
+def test_grpo_trl_flags_come_from_every_grpo_config_field():
+    pytest.importorskip("trl")
+    from trl import GRPOConfig
+
+    from baselines.train_cli import GRPOTRLCommandOptions, grpo_trl_parser
+
+    dp = grpo_trl_parser()
+    assert dp.dataclass_types == (GRPOConfig, GRPOTRLCommandOptions)
+    _check_generated(dp, skipped=["parallelism_config"])  # an object: Python only
+    assert "num_generations" in dp.options and "turn_max_new_tokens" in dp.options
+    cfg, opts = dp.parse(
+        ["--num-generations", "2", "--batch-size", "2", "--beta", "0.1",
+         "--env-kwargs", '{"max_turns": 6}', "--num-cases", "3", "--epm-index-weight", "0.5"]
+    )  # fmt: skip
+    assert (cfg.num_generations, cfg.per_device_train_batch_size, cfg.beta) == (2, 2, 0.1)
+    assert cfg.use_cpu and cfg.output_dir == "runs/grpo-trl" and cfg.seed == 0
+    assert opts.env_kwargs == {"max_turns": 6} and opts.num_cases == 3
+    assert opts.epm_index_weight == 0.5 and opts.model == "tiny"
+
+
 def test_config_file_never_overrides_an_explicit_flag(tmp_path):
     from baselines.train_cli import rm_parser, sft_parser
 
@@ -143,7 +164,7 @@ def test_missing_train_extra_prints_one_line_and_exits_2(monkeypatch, capsys):
 
     monkeypatch.setattr(cli, "missing_train_packages", lambda: ["trl"])
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    for sub in ("sft", "rm", "mica"):
+    for sub in ("sft", "rm", "mica", "grpo-trl"):
         assert main([sub, "--help"]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "Traceback" not in err

@@ -1,0 +1,199 @@
+"""TRL's own ``GRPOTrainer``, unchanged, trained on EMPA episodes with the trajectory reward (the
+MICA paper's GRPO baseline), for users who want stock TRL.
+
+What TRL 1.16 offers for multi-turn work, and why this adapter uses ``rollout_func``:
+``GRPOTrainer(environment_factory=...)`` is for *tool-calling* environments (the environment's
+public methods become tools the model calls; ``reset`` may append text to the prompt;
+``get_reward`` scores the rollout); the conversation only goes on while the model emits tool
+calls in its chat template's tool-call format, and the environment's answers come back as
+``tool`` messages. An EMPA user talks in ``user`` turns whatever the policy writes, so that
+interface does not fit. ``GRPOTrainer(rollout_func=...)`` hands the per-process prompts to a
+function that returns, per prompt, ``prompt_ids``, ``completion_ids`` and ``logprobs``, plus an
+optional ``env_mask`` (1 on the model's tokens, 0 on the environment's, which get no loss) and
+extra fields that reach the reward functions: exactly one multi-turn episode per sample.
+
+:class:`EMPARolloutFunction` is that ``rollout_func``. Each training row's ``prompt`` is a case id
+of the environment's pool (:func:`grpo_dataset`); TRL repeats it ``num_generations`` times (the
+``K`` rollouts of GRPO), and every repeat plays one whole episode in its own environment (a pool
+made with ``env_factory``, one per concurrent episode) with the policy unwrapped for generation as
+TRL does. The episode is returned as one token stream: ``prompt_ids`` is the templated opening,
+``completion_ids`` the replies interleaved with the user's turns (:mod:`baselines.training.prefix`,
+generated with the KV cache carried across turns), ``env_mask`` 0 on the user's part. The reward
+functions read the episode's fields: :func:`trajectory_reward` is ``R_traj = sum_t r_t`` (the sum
+of the environment's per-turn rewards, IDR by default), which GRPOTrainer standardises per case
+over its ``K`` rollouts, i.e. the GRPO estimator of :mod:`baselines.advantages`;
+:func:`epm_index_reward` is the episode's EPM-Index, logged with weight 0 by default.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from baselines.training.distributed import rollout_seed
+from baselines.training.rollout import GenerationSettings, RolloutBatch, play_episodes
+
+
+def grpo_dataset(case_ids: Sequence[str]) -> Any:
+    """A ``datasets.Dataset`` whose ``prompt`` column holds the case ids (one row per case)."""
+    from datasets import Dataset
+
+    return Dataset.from_dict({"prompt": list(case_ids)})
+
+
+def episode_streams(
+    batch: RolloutBatch,
+) -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
+    """``(prompt_ids, completion_ids, env_mask)`` of each episode of a one-rollout-per-case batch
+    played with ``reuse_prefix``: the opening prompt, then every reply and the user turns between
+    them as one sequence, ``env_mask`` 1 on the replies' tokens only."""
+    by_episode: dict[int, list[Any]] = {}
+    for s in batch.samples:
+        by_episode.setdefault(s.case_index, []).append(s)
+    prompts, completions, masks = [], [], []
+    for b in range(len(batch.case_ids)):
+        turns = sorted(by_episode.get(b, []), key=lambda s: s.turn)
+        if not turns:
+            raise ValueError(f"episode {b} ({batch.case_ids[b]}) has no turn")
+        prompt = list(turns[0].prompt_ids)
+        completion: list[int] = []
+        mask: list[int] = []
+        for s in turns:
+            stream = prompt + completion
+            if s.prompt_ids[: len(stream)] != stream:
+                raise ValueError(
+                    "the conversation outgrew max_prompt_length (its stream was left-truncated); "
+                    "raise max_prompt_length"
+                )
+            between = s.prompt_ids[len(stream) :]
+            completion += between + list(s.completion_ids)
+            mask += [0] * len(between) + [1] * len(s.completion_ids)
+        prompts.append(prompt)
+        completions.append(completion)
+        masks.append(mask)
+    return prompts, completions, masks
+
+
+@dataclass
+class EMPARolloutFunction:
+    """``GRPOTrainer``'s ``rollout_func``: one EMPA episode per prompt (a case id).
+
+    Args:
+        env_factory: builds one environment (e.g. ``lambda: gymnasium.make("EMPA-v0")``).
+        settings: how replies are generated (``reuse_prefix`` is forced on: the episode must be
+            one token stream); ``temperature`` and ``top_p`` should match the ``GRPOConfig``'s.
+        seed: the base of the environments' reset seeds (distinct per step and process).
+    """
+
+    env_factory: Callable[[], Any]
+    settings: GenerationSettings = field(default_factory=GenerationSettings)
+    seed: int = 0
+    envs: list[Any] = field(default_factory=list)
+    last_batch: RolloutBatch | None = None
+
+    def __post_init__(self) -> None:
+        self.settings.reuse_prefix = True
+
+    def __call__(self, prompts: list[Any], trainer: Any) -> dict[str, Any]:
+        from trl.distributed import DistributedBackend
+        from trl.models import unwrap_model_for_generation
+
+        case_ids = [str(p) for p in prompts]
+        while len(self.envs) < len(case_ids):
+            self.envs.append(self.env_factory())
+        seed = rollout_seed(self.seed, trainer.state.global_step, trainer.accelerator.process_index)
+        with (
+            unwrap_model_for_generation(
+                trainer.model_wrapped,
+                trainer.accelerator,
+                gather_deepspeed3_params=getattr(trainer.args, "ds3_gather_for_generation", True),
+            ) as model,
+            DistributedBackend(trainer.accelerator).summon_full_params(
+                trainer.model_wrapped, recurse=False
+            ),
+        ):
+            batch = play_episodes(
+                model, trainer.processing_class, self.envs, case_ids, 1, self.settings, seed=seed
+            )
+        self.last_batch = batch
+        prompt_ids, completion_ids, env_mask = episode_streams(batch)
+        returns = (batch.rewards.sum(-1)[:, 0]).tolist()
+        epm = [float((row[0] or {}).get("EPM_Index") or 0.0) for row in batch.episodes]
+        for key, value in batch.metrics().items():
+            if key.startswith("tokens/") or key in ("turns", "success_rate"):
+                trainer._metrics["train"][f"empa/{key}"].append(value)
+        return {
+            "prompt_ids": prompt_ids,
+            "completion_ids": completion_ids,
+            "logprobs": None,
+            "env_mask": env_mask,
+            "trajectory_return": [float(r) for r in returns],
+            "epm_index": epm,
+        }
+
+    def close(self) -> None:
+        """Close the environments."""
+        for env in self.envs:
+            env.close()
+        self.envs.clear()
+
+
+def trajectory_reward(
+    prompts: Sequence[Any], completions: Sequence[Any], trajectory_return: Sequence[float],
+    **_: Any,
+) -> list[float | None]:  # fmt: skip
+    """The episode's ``R_traj = sum_t r_t`` (a GRPOTrainer reward function)."""
+    return [float(r) for r in trajectory_return]
+
+
+def epm_index_reward(
+    prompts: Sequence[Any], completions: Sequence[Any], epm_index: Sequence[float], **_: Any
+) -> list[float | None]:
+    """The episode's EPM-Index (a GRPOTrainer reward function; weight 0 logs it only)."""
+    return [float(r) for r in epm_index]
+
+
+def empa_grpo_trainer(
+    model: Any,
+    tokenizer: Any,
+    args: Any,
+    case_ids: Sequence[str],
+    env_factory: Callable[[], Any],
+    max_new_tokens: int = 48,
+    max_prompt_length: int = 4096,
+    epm_index_weight: float = 0.0,
+) -> tuple[Any, EMPARolloutFunction]:
+    """A stock ``trl.GRPOTrainer`` on EMPA: ``(trainer, rollout_func)``.
+
+    ``args`` is a ``trl.GRPOConfig`` (``num_generations`` is ``K``; its ``reward_weights`` are
+    replaced by ``[1, epm_index_weight]``); replies are sampled with its ``temperature`` and
+    ``top_p``, at most ``max_new_tokens`` per turn."""
+    from trl import GRPOTrainer
+
+    rollout = EMPARolloutFunction(
+        env_factory,
+        GenerationSettings(
+            max_new_tokens=max_new_tokens,
+            temperature=args.temperature,
+            top_p=args.top_p,
+            max_prompt_length=max_prompt_length,
+        ),
+        seed=args.seed,
+    )
+    args.reward_weights = [1.0, float(epm_index_weight)]
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=[trajectory_reward, epm_index_reward],
+        args=args,
+        train_dataset=grpo_dataset(case_ids),
+        processing_class=tokenizer,
+        rollout_func=rollout,
+    )
+    return trainer, rollout
+
+
+__all__ = [
+    "EMPARolloutFunction", "empa_grpo_trainer", "episode_streams", "epm_index_reward",
+    "grpo_dataset", "trajectory_reward",
+]  # fmt: skip
