@@ -207,10 +207,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-    print(f"api_base: {server.api_base}", flush=True)
-    print(f"model: {server.model}   (empa bench --policy litellm:{server.model} "
-          f"--api-base {server.api_base})", flush=True)  # fmt: skip
-    try:
+    try:  # from here on, Ctrl-C (even while printing the address) stops the server cleanly
+        print(f"api_base: {server.api_base}", flush=True)
+        print(f"model: {server.model}   (empa bench --policy litellm:{server.model} "
+              f"--api-base {server.api_base})", flush=True)  # fmt: skip
         while server.running:
             time.sleep(0.5)
         print("error: the server stopped", file=sys.stderr)

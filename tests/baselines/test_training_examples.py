@@ -11,6 +11,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p.name for p in (ROOT / "examples").glob("train_*.py"))
+#: Smaller budgets for the examples that take options (the same code path, fewer iterations).
+SMOKE_ARGS = {"train_strategy_experiment.py": ["--iterations", "3", "--cases-per-batch", "4"]}
 
 
 @pytest.mark.slow
@@ -20,7 +22,7 @@ def test_training_example_runs(script, tmp_path):
     pytest.importorskip("trl")
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / script)],
+        [sys.executable, str(ROOT / "examples" / script), *SMOKE_ARGS.get(script, [])],
         cwd=tmp_path,
         env=env,
         capture_output=True,

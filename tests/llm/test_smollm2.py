@@ -46,7 +46,9 @@ def smollm2():
     if reason:
         pytest.skip(f"SmolLM2 server unavailable: {reason}")
     try:
-        server = LocalLLMServer().start()
+        # One thread: llama.cpp's threads spin at barriers, so two threads on a shared 2-core
+        # machine stall each other; one thread degrades gracefully under load.
+        server = LocalLLMServer(n_threads=1).start()
     except LocalServerError as exc:
         pytest.skip(f"SmolLM2 server could not start: {exc}")
     yield server.api_base
@@ -60,7 +62,7 @@ def _options(api_base: str, ledger: UsageLedger | None = None) -> dict:
         "timeout": 180.0,
         "max_retries": 0,
         "max_repairs": 1,
-        "max_tokens": 200,
+        "max_tokens": 128,
     }
     if ledger is not None:
         options["ledger"] = ledger
