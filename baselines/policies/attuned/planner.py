@@ -10,10 +10,11 @@ import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from baselines.policies.attuned import templates as t
 from baselines.policies.attuned.chinese import chinese_reply
-from baselines.policies.attuned.reading import Event, Reading, read_message
+from baselines.policies.attuned.reading import FEELINGS, Event, Reading, read_message
 from baselines.policies.attuned.text import has_han, lower_words, sentence_case
 
 Messages = Sequence[dict[str, str]]
@@ -65,12 +66,23 @@ def plan_reply(messages: Messages) -> str:
         return chinese_reply(messages)
     convo = conversation(messages)
     skip: set[str] = set()
+    cuts: dict[str, Event] = {}
+    plain = False
     while True:
-        parts = _compose(convo, skip)
-        event = _fresh_event(convo, skip)
-        if event is None or _echo_share(" ".join(parts), convo.user_texts[-3:]) <= MAX_ECHO_SHARE:
+        parts = _compose(convo, skip, cuts, plain)
+        event = _fresh_event(convo, skip, cuts)
+        if _echo_share(" ".join(parts), convo.user_texts[-3:]) <= MAX_ECHO_SHARE or plain:
             break
-        skip.add(event.clause)  # too much of it is their own words: say back another, or none
+        if event is None:
+            plain = True  # name their feeling in a word instead of saying their sentence back
+            continue
+        # Too much of the reply is their own words: say back less of it, another one, or none.
+        original = next(k for k, v in [*cuts.items(), (event.clause, event)] if v == event)
+        shorter = event.shorter()
+        if shorter:
+            cuts[original] = shorter
+        else:
+            skip.add(original)
     return " ".join(sentence_case(p) for p in parts)
 
 
@@ -114,16 +126,19 @@ class _Writer:
         return max((i for i, r in enumerate(self.recent) if lit in r), default=-1)
 
 
+@lru_cache(maxsize=512)
 def _literal(template: str) -> str:
     """The longest fixed piece of ``template``, lower-cased (what shows it was used)."""
     pieces = [p.strip(" .,;?") for p in re.split(r"{\w+}", template)]
     return max(pieces, key=len).lower()
 
 
-def _compose(convo: Conversation, skip: set[str]) -> list[str]:
+def _compose(
+    convo: Conversation, skip: set[str], cuts: dict[str, Event], plain: bool = False
+) -> list[str]:
     w = _Writer(convo)
     r = convo.latest
-    event = _fresh_event(convo, skip)
+    event = _fresh_event(convo, skip, cuts)
     phrase = _fresh_phrase(convo)
     if r.stance == "stop":
         w.add(t.CLOSE, force=True)
@@ -151,7 +166,7 @@ def _compose(convo: Conversation, skip: set[str]) -> list[str]:
         return w.parts
     if r.heard_verdict:
         w.add(t.NOT_SAYING, force=True, verdict=r.heard_verdict)
-    acknowledged = _acknowledge_feeling(w, r)
+    acknowledged = _acknowledge_feeling(w, r, plain)
     if r.asks_if_wrong:
         if event:
             w.add(t.EVENT, force=True, event=event.clause)
@@ -170,13 +185,20 @@ def _compose(convo: Conversation, skip: set[str]) -> list[str]:
         w.add(t.WHAT_MATTERS, force=True)
         return w.parts
     if _repeats_earlier(convo) and not acknowledged:
-        told = convo.latest.events[-1].clause if convo.latest.events else ""
+        short = [e.clause for e in convo.latest.events if len(e.clause.split()) <= 10]
+        told = min(short, key=len) if short else ""
+        if told and _acknowledged(told, convo.replies[-1:]):
+            told = ""  # the last reply said it back already
         owned = sorted(convo.latest.phrases, key=_owned, reverse=True)
         latest_phrase = owned[0] if owned else ""
         if latest_phrase and latest_phrase.lower() in convo.previous_reply.lower():
             latest_phrase = ""
-        if w.add(t.REPEATED, phrase=latest_phrase, event=told):
+        if w.add(t.REPEATED, phrase=latest_phrase, event=told) or (
+            told and w.add(t.EVENT, event=told)
+        ):
             _next_move(w, convo, None, None, acknowledged)
+            return w.parts
+        if latest_phrase and w.add(t.ASK_PHRASE, phrase=latest_phrase):
             return w.parts
     if not acknowledged and r.stance == "agree" and not event:
         w.add(t.GLAD)
@@ -211,14 +233,16 @@ def phrase_is_new(convo: Conversation, phrase: str) -> bool:
     return phrase in convo.latest.phrases
 
 
-def _acknowledge_feeling(w: _Writer, r: Reading) -> bool:
+def _acknowledge_feeling(w: _Writer, r: Reading, plain: bool = False) -> bool:
     if not r.feeling:
         return False
     if r.denied_feelings:
         w.add(t.FEELING_CORRECTED, denied=r.denied_feelings[0], feeling=r.feeling.word)
         return True
-    if r.feeling.statement:
+    if r.feeling.statement and not plain:
         return w.add(t.FEELING_STATEMENT, statement=r.feeling.statement)
+    if not _adjective(r.feeling.word):
+        return False
     return w.add(t.FEELING_WORD, feeling=r.feeling.word)
 
 
@@ -232,7 +256,12 @@ def _next_move(
         return
     if event:
         _ask_about(w, event, phrase)
-    elif acknowledged and convo.latest.feeling and convo.turn % 2:
+    elif (
+        acknowledged
+        and convo.latest.feeling
+        and _adjective(convo.latest.feeling.word)
+        and convo.turn % 2
+    ):
         w.add(t.ASK_FEELING, feeling=convo.latest.feeling.word)
     elif phrase and phrase_is_new(convo, phrase) and _owned(phrase):
         w.first((t.ASK_PHRASE, {"phrase": phrase}), (t.OPEN, {}), (t.AGENCY, {}))
@@ -243,6 +272,11 @@ def _next_move(
             (t.AGENCY, {}),
             (t.WHAT_MATTERS, {}),
         )
+
+
+def _adjective(feeling: str) -> bool:
+    """Whether ``feeling`` is a feeling adjective (``tired``), not a verb (``miss``)."""
+    return feeling in FEELINGS
 
 
 def _ask_about(w: _Writer, event: Event, phrase: str | None) -> None:
@@ -259,7 +293,7 @@ def _ask_about(w: _Writer, event: Event, phrase: str | None) -> None:
         )
 
 
-def _fresh_event(convo: Conversation, skip: set[str]) -> Event | None:
+def _fresh_event(convo: Conversation, skip: set[str], cuts: dict[str, Event]) -> Event | None:
     """The event of the latest message that no recent reply has said back yet, preferring one
     that names something (a noun phrase or a name) over one that leans on ``it`` or ``that``,
     and the newest among equals."""
@@ -272,9 +306,10 @@ def _fresh_event(convo: Conversation, skip: set[str]) -> Event | None:
     ]
     if not candidates:
         return None
-    return max(enumerate(candidates), key=lambda ie: (ie[1].wish, _names_something(ie[1]), ie[0]))[
-        1
-    ]
+    _, best = max(
+        enumerate(candidates), key=lambda ie: (ie[1].wish, _names_something(ie[1]), ie[0])
+    )
+    return cuts.get(best.clause, best)
 
 
 def _names_something(event: Event) -> int:
@@ -286,9 +321,9 @@ def _names_something(event: Event) -> int:
 
 def _fresh_phrase(convo: Conversation) -> str | None:
     """The newest noun phrase the user said that the last reply did not use (the latest message
-    first, then earlier ones)."""
+    first, then the one before)."""
     last = convo.previous_reply.lower()
-    for reading in (convo.latest, *reversed(convo.earlier)):
+    for reading in (convo.latest, *convo.earlier[-1:]):  # the newest topic, never an old one
         fresh = [p for p in reversed(reading.phrases) if p.lower().split(" ", 1)[-1] not in last]
         if fresh:
             return max(fresh, key=_owned)  # someone's ("your son") before any ("the stone")

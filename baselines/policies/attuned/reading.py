@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from baselines.policies.attuned.text import (
@@ -38,11 +39,13 @@ STANCE_CUES: tuple[tuple[Stance, tuple[str, ...]], ...] = (
         "not listening", "a cold thing", "off, you", "stop telling", "i'm not a child",
         "i'm not being", "not feeling sorry for myself", "don't pity me",
         "don't tell me", "i know already", "glib", "i don't need", "not a case study",
-        "won't understand", "wouldn't understand", "as if i had a choice", "that's rich", "spare me", "don't lecture", "talk to me like", "speak to me like",
+        "won't understand", "wouldn't understand", "harsh", "not here for", "as if i had a choice", "that's rich", "spare me", "don't lecture", "talk to me like", "speak to me like",
     )),
     ("refusal", (
         "rather not", "don't want to talk", "don't want to go over", "don't really want to",
         "not going there", "no feelings talk", "not talking about", "leave that",
+        "not go there", "needn't go there", "park that", "keep to the facts", "go into that",
+        "change the subject", "let's not", "please, no", "please no",
     )),
     ("agree", (
         "that's it", "exactly", "you're right", "that helps", "that helped", "helped more",
@@ -97,12 +100,13 @@ _SELF_JUDGEMENT = re.compile(r"^(?:i'm|i am) (?:only|just|nothing but|such) (?:a
 _NEGATION = re.compile(r"\b(?:not|never|n't|no longer)\b|n't\b")
 _WHAT_TO_DO = re.compile(
     r"\b(?:what (?:do|should|can) i do|what to do|should i\b|what would you do|how do i|"
-    r"what am i supposed to|where do i start|tell me what to)"
+    r"what am i supposed to|where do i start|tell me what to|what to tell|what to say)"
 )
 #: ``So I'm selfish.`` / ``So I should just be grateful.``: the user hears a verdict in the reply.
 _HEARD_VERDICT = re.compile(
-    r"^(?:i see\. )?so (i'm|i am|i should|i must|i have to|the problem is|the trouble is|it's)"
-    r"\s+(.+?)[.!?]*$",
+    r"^(?:i see\. )?so (i'm|i am|i should|i must|i have to|the problem is|the trouble is|"
+    r"it's (?:my fault|on me|all me|all my|me))"
+    r"(?:\s+(.+?))?[.!?]*$",
     re.I,
 )
 #: ``Is that wrong?``: the user asks whether they are allowed to want or feel something.
@@ -344,6 +348,13 @@ class Feeling:
     statement: str
 
 
+_REPORTING = frozenset(["said", "says", "told", "tells", "thinks", "thought", "believes", "knew"])
+#: Words a clause can be cut before without breaking it.
+_CUT_BEFORE = frozenset(
+    ["and", "at", "in", "on", "from", "for", "with", "by", "during", "under", "over", "into"]
+)
+
+
 @dataclass(frozen=True)
 class Event:
     """Something the user tells: their clause said back from the listener (no end mark)."""
@@ -352,6 +363,17 @@ class Event:
     past: bool
     phrases: tuple[str, ...]
     wish: bool = False
+
+    def shorter(self) -> Event | None:
+        """The clause without its last coordinated part or prepositional phrase (``Pa knelt in
+        the straw at three and prayed`` -> ``Pa knelt in the straw at three``), keeping at least
+        four words; ``None`` when it cannot be cut."""
+        ws = self.clause.split()
+        for i in range(len(ws) - 1, 3, -1):
+            reported = any(w.lower() in _REPORTING for w in ws[:i])  # "she said a farmer | with"
+            if ws[i].lower() in _CUT_BEFORE and not ws[i - 1].endswith(",") and not reported:
+                return Event(" ".join(ws[:i]).rstrip(","), self.past, self.phrases, self.wish)
+        return None
 
 
 @dataclass(frozen=True)
@@ -375,16 +397,18 @@ class Reading:
         return bool(self.events or self.phrases or self.feeling)
 
 
+@lru_cache(maxsize=4096)
 def read_message(text: str) -> Reading:
-    """Read one user message sentence by sentence."""
+    """Read one user message sentence by sentence (cached: a conversation is read again on
+    every turn)."""
     low = " ".join(lower_words(text.replace("’", "'")))
     said = sentences(text)
     feeling, denied = _feelings(said)
     verdict = None
     for s in said[:2]:
         m = _HEARD_VERDICT.match(s.strip())
-        if m and not addresses_listener(m.group(2)):
-            verdict = to_listener(f"{m.group(1).lower()} {m.group(2)}")
+        if m and not addresses_listener(m.group(2) or ""):
+            verdict = to_listener(f"{m.group(1).lower()} {m.group(2) or ''}".strip())
             verdict = verdict[:1].lower() + verdict[1:]
             break
     events = tuple(e for e in (_event(s) for s in said) if e is not None)
@@ -479,7 +503,7 @@ def _event(sentence: str) -> Event | None:
     text = re.sub(r"^(?:and|but|so|well|also|now|then),?\s+", "", text, flags=re.I)
     text = _HEDGES.sub("", _HEDGES.sub("", text))
     body = text.rstrip(".!").strip()
-    if len(words(body)) > 16 and "," in body:
+    if len(words(body)) > 18 and "," in body:
         body = body.split(",", 1)[0]  # "My mother fried char koay teow all day, then ..."
     tail = body.rsplit(",", 1)
     hedge_tail = len(tail) == 2 and _HEDGE_TAIL.match(tail[1].strip().lower())
@@ -492,25 +516,38 @@ def _event(sentence: str) -> Event | None:
         body = tail[0].strip()  # "he greets me every morning, very polite"
     ws = words(body)
     lows = [w.lower() for w in ws]
-    if not 4 <= len(ws) <= 16 or lows[0] in _NOT_EVENT_STARTS or lows[0] in _SUBORDINATE:
+    if not 4 <= len(ws) <= 18 or lows[0] in _NOT_EVENT_STARTS or lows[0] in _SUBORDINATE:
         return None
+    if lows[0] in _PREPOSITIONS and (noun_phrases(body) or own_words & set(lows)):
+        lows_rest = lows[1:]
+        ws_rest = ws[1:]
+    else:
+        lows_rest, ws_rest = lows, ws
     own = bool({"i", "my", "we", "our", "i'm", "i've", "i'd", "i'll"} & set(lows))
-    first = ws[0]
-    name = first[:1].isupper() and lows[0] not in NOT_NOUN and lows[0] not in LOWER_WORDS
-    name = name and not lows[0].endswith(("ed", "ing", "ly"))
-    subject = name or lows[0] in _SUBJECT_WORDS or lows[0] in ("the", "a", "an", "this")
+    first, low0 = ws_rest[0], lows_rest[0]
+    name = first[:1].isupper() and low0 not in NOT_NOUN and low0 not in LOWER_WORDS
+    name = name and not low0.endswith(("ed", "ing", "ly"))
+    subject = name or low0 in _SUBJECT_WORDS or low0 in ("the", "a", "an", "this")
+    subject = subject or (lows[0] in _PREPOSITIONS and bool(noun_phrases(body)))
     if not (own or subject) or not _has_verb(lows):
         return None
     if not (set(lows) - NOT_NOUN - _META - set(FEELINGS)):
         return None
-    if body.count('"') % 2:
+    if body.count('"') % 2 or _ABOUT_THE_REPLY.search(body.lower()):
         return None
     past = _past(lows)
     clause = mid_sentence(to_listener(body))
     return Event(clause, past, tuple(noun_phrases(body)), bool(_WANTS & set(lows)))
 
 
-_HEDGE_TAIL = re.compile(r"^i (?:swear|think|thought|guess|suppose|know|mean|promise)$")
+_HEDGE_TAIL = re.compile(r"^i (?:swear|think|thought|guess|suppose|know|mean|promise|said)$")
+#: ``I've wondered that myself``: a comment on the last reply, not something that happened.
+_ABOUT_THE_REPLY = re.compile(
+    r"\b\w+ that (?:myself|to (?:others|me)|before|already|too|again)\b|"
+    r"\bsaid (?:it|that) like (?:that|this)\b|\bthought of it\b"
+)
+_PREPOSITIONS = frozenset(["at", "in", "on", "after", "before", "during", "since"])
+own_words = frozenset(["i", "my", "we", "our", "i'm", "i've", "i'd", "i'll"])
 _SUBJECT_WORDS = frozenset(
     ["i", "he", "she", "we", "they", "my", "his", "her", "our", "their", "it"]
 )

@@ -73,9 +73,8 @@ EVENT = (
     "You're telling me {event}.",
     "I'm struck that {event}.",
     "Let me make sure I follow: {event}.",
-    "I'm holding on to what you said: {event}.",
-    "What you're describing is that {event}.",
-    "It means something to me that you said {event}.",
+    "Thank you for telling me that {event}.",
+    "If I follow, {event}.",
 )
 #: They ask whether wanting or feeling this is wrong (``Is that wrong?``).
 NOT_WRONG = (
@@ -98,8 +97,7 @@ ASK_PAST = (
     "What do you make of it, looking back?",
     "What stays with you most from that?",
     "What went through your mind then?",
-    "How did you get through it?",
-    "What did that mean to you back then?",
+    "How did that shape you?",
 )
 ASK_PRESENT = (
     "How is that for you, day to day?",
@@ -130,8 +128,8 @@ MEANING = (
 #: The user agrees that the last reply fit.
 GLAD = (
     "I'm glad that fits.",
-    "Good, I'm glad I followed you.",
-    "I'm glad that rings true.",
+    "Good, it sounds like I followed you.",
+    "That seems to ring true for you.",
 )
 #: The user is unsure or says little: no pressure, and come back to their own words.
 NO_RUSH = (
@@ -151,9 +149,9 @@ LISTENING = (
 #: The user comes back to something they said before.
 REPEATED = (
     "You've returned to {phrase} more than once; it seems to matter a great deal.",
-    "I notice {phrase} keeps returning for you.",
+    "You keep returning to {phrase}, I notice.",
     "You've told me before that {event}, and I think it weighs on you.",
-    "It keeps returning to you that {event}.",
+    "I remember you saying that {event}.",
 )
 REVISIT = (
     "Earlier you mentioned {phrase}; what's it like to think about that now?",
@@ -165,7 +163,7 @@ OPEN = (
     "What feels most important to say?",
     "What would you like me to understand?",
     "Where does your mind go when it's quiet?",
-    "What has been on your mind most today?",
+    "What is weighing on you most today?",
 )
 #: Later: agency, a next step they could choose.
 AGENCY = (

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from empa_env.languages import ENGLISH_STOPWORDS
 
@@ -33,7 +34,7 @@ NOT_NOUN = ENGLISH_STOPWORDS | frozenset(
 
 _DETERMINERS = {
     "my": "your", "our": "your", "the": "the", "his": "his", "her": "her", "their": "their",
-    "this": "this", "that": "that", "a": "the", "an": "the",
+    "this": "this", "a": "the", "an": "the",
 }  # fmt: skip
 #: Words that may stand inside a noun phrase but not end it (``my first truck``).
 _MODIFIERS = frozenset(
@@ -158,7 +159,12 @@ def words(text: str) -> list[str]:
 
 
 def lower_words(text: str) -> list[str]:
-    return [w.lower() for w in words(text)]
+    return list(_lower_words(text))
+
+
+@lru_cache(maxsize=8192)
+def _lower_words(text: str) -> tuple[str, ...]:
+    return tuple(w.lower() for w in words(text))
 
 
 def content_words(text: str) -> set[str]:
