@@ -128,9 +128,10 @@ def test_every_reply_is_well_formed(episodes):
         for sentence in re.split(r"(?<=[.!?])\s+", reply):
             assert sentence[:1].isupper(), (sentence, reply)
             assert sentence[-1] in ".?!", (sentence, reply)
-        words = re.findall(r"[\w']+", reply.lower())
-        doubled = [a for a, b in zip(words, words[1:], strict=False) if a == b]
-        assert not doubled, (doubled, reply)
+        for sentence in re.split(r"(?<=[.!?])\s+", reply):
+            words = re.findall(r"[\w']+", sentence.lower())
+            doubled = [a for a, b in zip(words, words[1:], strict=False) if a == b]
+            assert not doubled, (doubled, reply)
         dangling = re.search(rf"\b(?:{'|'.join(DETERMINERS)})\s*[.,;?!]", reply, re.I)
         assert not dangling, reply
         assert not re.search(r"\b(?:the|a|an) (?:your|my|his|her|the)\b", reply, re.I), reply

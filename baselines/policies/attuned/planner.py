@@ -304,6 +304,9 @@ def _fresh_event(convo: Conversation, skip: set[str], cuts: dict[str, Event]) ->
         and not _acknowledged(e.clause, convo.replies[-TEMPLATE_MEMORY:])
         and not (convo.latest.feeling and e.clause == convo.latest.feeling.statement)
     ]
+    if any(_names_something(e) >= 0 for e in convo.latest.events):
+        # "I see it pass sometimes" is no reflection once the truck it means is left out
+        candidates = [e for e in candidates if _names_something(e) >= 0]
     if not candidates:
         return None
     _, best = max(
