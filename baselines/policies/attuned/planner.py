@@ -25,7 +25,7 @@ TEMPLATE_MEMORY = 8
 AGENCY_FROM_TURN = 5
 #: Most of a reply must be the listener's own words: at most this share of its word triples may
 #: come from the user's recent messages.
-MAX_ECHO_SHARE = 0.4
+MAX_ECHO_SHARE = 0.45
 #: Person and agreement folded away, so that a clause said back counts as the user's words.
 _FOLD = {
     "i": "P", "me": "P", "you": "P", "my": "P's", "your": "P's", "mine": "P's", "yours": "P's",
