@@ -22,6 +22,12 @@ from baselines.policies.attuned.text import (
     words,
 )
 
+
+def _wordset(text: str) -> frozenset[str]:
+    """The whitespace-separated words of ``text``."""
+    return frozenset(text.split())
+
+
 Stance = Literal["stop", "pushback", "refusal", "agree", "unsure", "neutral"]
 
 #: How the user takes the conversation, by cue (lower-case, matched on word boundaries); the first
@@ -120,204 +126,30 @@ _HEDGES = re.compile(
     re.I,
 )
 _SUBORDINATE = frozenset(["if", "unless", "because", "although", "though", "whether"])
-_PRESENT = frozenset(
-    [
-        "is",
-        "are",
-        "am",
-        "has",
-        "have",
-        "'s",
-        "'re",
-        "'ve",
-        "do",
-        "does",
-        "can",
-        "will",
-        "keeps",
-        "wants",
-        "needs",
-        "still",
-        "now",
-    ]
-)
+_PRESENT = _wordset("is are am has have 's 're 've do does can will keeps wants needs still now")
 #: Words about the conversation itself, not about the user's life.
-_META = frozenset(
-    [
-        "think",
-        "thinking",
-        "thought",
-        "sure",
-        "know",
-        "say",
-        "said",
-        "mean",
-        "meant",
-        "answer",
-        "talk",
-        "talking",
-        "help",
-        "helps",
-        "helped",
-        "sense",
-        "true",
-        "point",
-        "question",
-        "feel",
-        "feeling",
-        "idea",
-        "sound",
-        "sounds",
-        "right",
-        "wrong",
-        "listen",
-        "word",
-        "words",
-        "continue",
-        "carry",
-        "next",
-        "data",
-        "factor",
-        "chew",
-        "strength",
-        "possible",
-        "exactly",
-        "understand",
-        "guess",
-        "guessing",
-        "manage",
-        "managing",
-        "fine",
-        "okay",
-        "suppose",
-        "supposed",
-        "sorry",
-    ]
+_META = _wordset(
+    "think thinking thought sure know say said mean meant answer talk talking help helps helped "
+    "sense true point question feel feeling idea sound sounds right wrong listen word words "
+    "continue carry next data factor chew strength possible exactly understand guess guessing "
+    "manage managing fine okay suppose supposed sorry"
 )
-_PAST = frozenset(
-    [
-        "was",
-        "were",
-        "had",
-        "did",
-        "went",
-        "came",
-        "gave",
-        "took",
-        "said",
-        "sat",
-        "left",
-        "got",
-        "made",
-        "saw",
-        "told",
-        "bought",
-        "drove",
-        "brought",
-        "thought",
-        "felt",
-        "kept",
-        "lost",
-        "found",
-        "sold",
-        "ran",
-        "stood",
-        "held",
-        "won",
-        "ate",
-        "wrote",
-        "met",
-        "knew",
-        "became",
-        "began",
-        "broke",
-        "hid",
-        "paid",
-        "sent",
-        "spent",
-        "taught",
-        "heard",
-        "fell",
-        "forgot",
-        "ago",
-        "yesterday",
-    ]
+_PAST = _wordset(
+    "was were had did went came gave took said sat left got made saw told bought drove brought "
+    "thought felt kept lost found sold ran stood held won ate wrote met knew became began broke "
+    "hid paid sent spent taught heard fell forgot ago yesterday"
 )
 #: Sentences starting so comment on the last reply or ask something of the listener.
-_NOT_EVENT_STARTS = frozenset(
-    [
-        "that",
-        "this",
-        "it",
-        "it's",
-        "that's",
-        "there",
-        "there's",
-        "let",
-        "let's",
-        "please",
-        "don't",
-        "do",
-        "stop",
-        "keep",
-        "go",
-        "look",
-        "listen",
-        "yes",
-        "no",
-        "not",
-        "give",
-        "tell",
-        "say",
-        "ask",
-    ]
+_NOT_EVENT_STARTS = _wordset(
+    "that this it it's that's there there's let let's please don't do stop keep go look listen "
+    "yes no not give tell say ask"
 )
-_NOT_PAST_ED = frozenset(
-    [
-        "need",
-        "feed",
-        "bed",
-        "red",
-        "seed",
-        "speed",
-        "hundred",
-        "used",
-        "shed",
-        "bleed",
-        "breed",
-        "wed",
-    ]
-)
+_NOT_PAST_ED = _wordset("need feed bed red seed speed hundred used shed bleed breed wed")
 
 
-_VERBS = frozenset(
-    [
-        "is",
-        "are",
-        "was",
-        "were",
-        "has",
-        "had",
-        "have",
-        "does",
-        "did",
-        "do",
-        "can",
-        "could",
-        "will",
-        "would",
-        "must",
-        "should",
-        "says",
-        "said",
-        "goes",
-        "comes",
-        "keeps",
-        "wants",
-        "needs",
-        "thinks",
-        "knows",
-    ]
+_VERBS = _wordset(
+    "is are was were has had have does did do can could will would must should says said goes "
+    "comes keeps wants needs thinks knows"
 )
 
 
@@ -518,7 +350,7 @@ def _event(sentence: str) -> Event | None:
     lows = [w.lower() for w in ws]
     if not 4 <= len(ws) <= 18 or lows[0] in _NOT_EVENT_STARTS or lows[0] in _SUBORDINATE:
         return None
-    if lows[0] in _PREPOSITIONS and (noun_phrases(body) or own_words & set(lows)):
+    if lows[0] in _PREPOSITIONS and (noun_phrases(body) or _OWN_WORDS & set(lows)):
         lows_rest = lows[1:]
         ws_rest = ws[1:]
     else:
@@ -547,7 +379,7 @@ _ABOUT_THE_REPLY = re.compile(
     r"\bsaid (?:it|that) like (?:that|this)\b|\bthought of it\b"
 )
 _PREPOSITIONS = frozenset(["at", "in", "on", "after", "before", "during", "since"])
-own_words = frozenset(["i", "my", "we", "our", "i'm", "i've", "i'd", "i'll"])
+_OWN_WORDS = frozenset(["i", "my", "we", "our", "i'm", "i've", "i'd", "i'll"])
 _SUBJECT_WORDS = frozenset(
     ["i", "he", "she", "we", "they", "my", "his", "her", "our", "their", "it"]
 )

@@ -14,6 +14,12 @@ _TOKEN = re.compile(r"[^\W_]+(?:[-'’][^\W_]+)*|[^\w\s]")
 _CHUNK = re.compile(r"[,;:()\u2014\u2013\"]|\s-\s|[.!?](?:\s|$)")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
+
+def _wordset(text: str) -> frozenset[str]:
+    """The whitespace-separated words of ``text``."""
+    return frozenset(text.split())
+
+
 #: First person seen from the listener. ``I`` is handled with its verb (``I was`` -> ``you were``).
 _FLIP = {
     "i": "you", "me": "you", "my": "your", "mine": "yours", "myself": "yourself",
@@ -28,112 +34,49 @@ SECOND_PERSON = frozenset(
 _AFTER_I = {"was": "were", "wasn't": "weren't", "am": "are"}
 
 #: Words a noun phrase never ends on (verbs, adverbs and other words that follow a noun).
-NOT_NOUN = ENGLISH_STOPWORDS | frozenset(
-    ["is", "are", "was", "were", "be", "been", "being", "has", "had", "have", "do", "does", "did", "doing", "don't", "doesn't", "didn't", "can't", "won't", "isn't", "wasn't", "weren't", "keep", "keeps", "kept", "stay", "stays", "stayed", "go", "goes", "went", "gone", "come", "comes", "came", "give", "gives", "gave", "take", "takes", "took", "sit", "sits", "sat", "leave", "leaves", "left", "say", "says", "tell", "tells", "see", "sees", "saw", "get", "gets", "put", "puts", "let", "lets", "think", "thinks", "thought", "feel", "feels", "felt", "look", "looks", "need", "needs", "try", "tries", "call", "calls", "work", "works", "live", "lives", "ask", "asks", "bring", "brings", "brought", "run", "runs", "ran", "stand", "stands", "stood", "hold", "holds", "held", "mean", "means", "buy", "bought", "drive", "drove", "pass", "passes", "lose", "lost", "find", "found", "sell", "sells", "sold", "start", "started", "stop", "stopped", "pick", "set", "sets", "hope", "hopes", "whole", "every", "each", "other", "another", "same", "own", "first", "last", "next", "very", "too", "so", "such", "much", "many", "more", "most", "less", "few", "little", "bit", "lot", "again", "still", "even", "also", "just", "only", "ever", "never", "always", "already", "yet", "here", "there", "today", "tonight", "tomorrow", "yesterday", "now", "then", "than", "that", "this", "these", "those", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "anymore", "anyway", "either", "neither", "nor", "both", "all", "any", "some", "most", "nobody", "somebody", "someone", "everyone", "anyone", "nothing", "something", "everything", "anything", "because", "though", "although", "while", "if", "when", "where", "how", "why", "what", "which", "who", "whom", "whose", "not", "no", "yes", "half", "behind", "under", "above", "across", "along", "around", "against", "among", "beside", "between", "beyond", "near", "through", "toward", "towards", "upon", "within", "without", "inside", "outside", "onto", "past", "per", "via", "until", "till", "except", "despite", "unlike", "since", "cost", "heard", "won", "please", "must", "might", "may", "shall", "should", "would", "could", "will", "ought", "suppose", "supposed", "eleven", "twelve", "fifteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "million"]
-)  # fmt: skip
+NOT_NOUN = ENGLISH_STOPWORDS | _wordset(
+    "is are was were be been being has had have do does did doing don't doesn't didn't can't "
+    "won't isn't wasn't weren't keep keeps kept stay stays stayed go goes went gone come comes "
+    "came give gives gave take takes took sit sits sat leave leaves left say says tell tells "
+    "see sees saw get gets put puts let lets think thinks thought feel feels felt look looks "
+    "need needs try tries call calls work works live lives ask asks bring brings brought run "
+    "runs ran stand stands stood hold holds held mean means buy bought drive drove pass passes "
+    "lose lost find found sell sells sold start started stop stopped pick set sets hope hopes "
+    "whole every each other another same own first last next very too so such much many more "
+    "most less few little bit lot again still even also just only ever never always already yet "
+    "here there today tonight tomorrow yesterday now then than that this these those one two "
+    "three four five six seven eight nine ten anymore anyway either neither nor both all any "
+    "some most nobody somebody someone everyone anyone nothing something everything anything "
+    "because though although while if when where how why what which who whom whose not no yes "
+    "half behind under above across along around against among beside between beyond near "
+    "through toward towards upon within without inside outside onto past per via until till "
+    "except despite unlike since cost heard won please must might may shall should would could "
+    "will ought suppose supposed eleven twelve fifteen twenty thirty forty fifty sixty seventy "
+    "eighty ninety hundred thousand million"
+)
 
 _DETERMINERS = {
     "my": "your", "our": "your", "the": "the", "his": "his", "her": "her", "their": "their",
     "this": "this", "a": "the", "an": "the",
 }  # fmt: skip
 #: Words that may stand inside a noun phrase but not end it (``my first truck``).
-_MODIFIERS = frozenset(
-    [
-        "good",
-        "bad",
-        "big",
-        "small",
-        "long",
-        "short",
-        "great",
-        "real",
-        "hard",
-        "nice",
-        "young",
-        "single",
-        "little",
-        "first",
-        "last",
-        "own",
-        "whole",
-        "old",
-        "new",
-        "only",
-        "other",
-        "best",
-        "next",
-    ]
+_MODIFIERS = _wordset(
+    "good bad big small long short great real hard nice young single little first last own "
+    "whole old new only other best next"
 )
 #: Nouns that end like adverbs.
-_LY_NOUNS = frozenset(
-    [
-        "family",
-        "belly",
-        "bully",
-        "lily",
-        "rally",
-        "jelly",
-        "ally",
-        "assembly",
-        "supply",
-        "reply",
-        "july",
-        "italy",
-        "folly",
-        "holly",
-        "anomaly",
-        "monopoly",
-        "homily",
-        "melancholy",
-    ]
+_LY_NOUNS = _wordset(
+    "family belly bully lily rally jelly ally assembly supply reply july italy folly holly "
+    "anomaly monopoly homily melancholy"
 )
 #: Nouns too general to be a topic (``the word``, ``the part``).
-_GENERIC = frozenset(
-    [
-        "word",
-        "words",
-        "thing",
-        "things",
-        "part",
-        "way",
-        "point",
-        "answer",
-        "question",
-        "idea",
-        "truth",
-        "moment",
-        "size",
-        "one",
-        "case",
-        "end",
-        "side",
-        "kind",
-        "sort",
-        "stuff",
-        "fact",
-        "facts",
-    ]
+_GENERIC = _wordset(
+    "word words thing things part way point answer question idea truth moment size one case end "
+    "side kind sort stuff fact facts"
 )
 #: ``a little``, ``a bit``, ``a lot`` and friends are amounts, not things.
-_AMOUNTS = frozenset(
-    [
-        "day",
-        "week",
-        "month",
-        "year",
-        "night",
-        "hour",
-        "minute",
-        "time",
-        "bit",
-        "lot",
-        "few",
-        "while",
-        "couple",
-        "kind",
-        "sort",
-        "way",
-    ]
+_AMOUNTS = _wordset(
+    "day week month year night hour minute time bit lot few while couple kind sort way"
 )
 
 
@@ -237,33 +180,9 @@ _SUBJECTS = frozenset(["i", "you", "we", "he", "she", "they", "my", "your", "our
 
 
 #: Sentence openers that are ordinary words, lowered inside a sentence.
-_LOWER_STARTS = frozenset(
-    [
-        "at",
-        "in",
-        "on",
-        "after",
-        "before",
-        "since",
-        "during",
-        "once",
-        "later",
-        "last",
-        "every",
-        "since",
-        "sometimes",
-        "often",
-        "usually",
-        "nobody",
-        "everybody",
-        "somebody",
-        "people",
-        "mum",
-        "mom",
-        "dad",
-        "father",
-        "mother",
-    ]
+_LOWER_STARTS = _wordset(
+    "at in on after before since during once later last every since sometimes often usually "
+    "nobody everybody somebody people mum mom dad father mother"
 )
 
 
@@ -309,37 +228,9 @@ def _chunk_phrases(chunk: str) -> list[str]:
 
 
 #: Words that start an object: the word before them in a phrase is a verb.
-_OBJECT_STARTS = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "my",
-        "his",
-        "her",
-        "their",
-        "our",
-        "its",
-        "me",
-        "him",
-        "them",
-        "us",
-        "it",
-        "two",
-        "three",
-        "four",
-        "five",
-        "six",
-        "seven",
-        "eight",
-        "nine",
-        "ten",
-        "twenty",
-        "thirty",
-        "forty",
-        "fifty",
-        "hundred",
-    ]
+_OBJECT_STARTS = _wordset(
+    "the a an my his her their our its me him them us it two three four five six seven eight "
+    "nine ten twenty thirty forty fifty hundred"
 )
 
 
