@@ -22,6 +22,7 @@ import os
 import random
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -369,6 +370,10 @@ def _litellm() -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
+    # LiteLLM's TypedDicts make pydantic warn when their schemas are built; nothing to act on.
+    warnings.filterwarnings(
+        "ignore", message=r"Items? .* `ReadOnly` qualifier", category=UserWarning
+    )
     litellm.suppress_debug_info = True
     litellm.telemetry = False
     return litellm
