@@ -140,6 +140,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UserError("no policy given and no scripted baselines installed; use --policy SPEC")
     out = Path(args.out) if args.out is not None else default_out(args, policies)
     check_writable(out)
+    if args.ray_address is not None and args.executor != "ray":
+        raise UserError("--ray-address needs --executor ray")
 
     import asyncio
 
@@ -171,10 +173,20 @@ def cmd_bench(args: argparse.Namespace) -> int:
         limit=args.limit,
     )
     config.load_cases()  # unknown suite, folder or case id: before the run directory exists
+    from benchmarks.executors import make_executor
+
+    executor = make_executor(  # a missing ray extra: before the run directory exists
+        args.executor, concurrency=args.concurrency, ray_address=args.ray_address
+    )
     try:
         summary = asyncio.run(
             run_benchmark(
-                config, policies, out, concurrency=args.concurrency, progress=not args.quiet
+                config,
+                policies,
+                out,
+                concurrency=args.concurrency,
+                progress=not args.quiet,
+                executor=executor,
             )
         )
     except KeyboardInterrupt:
@@ -381,6 +393,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         type=_positive_int,
         default=32,
         help="episodes in flight at once (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        default="local",
+        help="where episodes are played: local (one asyncio loop in this process) or ray (each "
+        "episode a Ray task; needs the ray extra); results are the same (default: %(default)s)",
+    )
+    bench.add_argument(
+        "--ray-address",
+        default=None,
+        metavar="ADDR",
+        help="with --executor ray: the cluster's address (HOST:PORT printed by `ray start "
+        "--head`, or auto); default RAY_ADDRESS, else a private local Ray instance",
     )
     for role in ("actor", "director", "judger"):
         bench.add_argument(

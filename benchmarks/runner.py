@@ -1,8 +1,10 @@
 """The benchmark runner: every (policy, case, seed) episode, concurrently, committed as it ends.
 
-``run_benchmark`` drives all episodes on one asyncio loop (``EMPAEnv.astep`` and
-``Policy.areply``), at most ``concurrency`` at a time, with a progress bar. Each finished episode
-is committed to the run's SQLite store at once; a rerun skips what is already there.
+``run_benchmark`` plays every episode not yet in the run's SQLite store through an executor
+(:mod:`benchmarks.executors`): by default all on one asyncio loop in this process
+(``EMPAEnv.astep`` and ``Policy.areply``), at most ``concurrency`` at a time; with
+``executor="ray"`` each episode is a Ray task. Either way this process commits each finished
+episode to the store at once, with a progress bar; a rerun skips what is already there.
 """
 
 from __future__ import annotations
@@ -11,11 +13,10 @@ import asyncio
 import hashlib
 import json
 import sys
-import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tqdm.auto import tqdm
 
@@ -33,6 +34,10 @@ from empa_env.policy import Policy, load_policy
 from empa_env.rollout import aplay_episode
 from epm.episode import evaluate
 from epm.nee import fcs
+from epm.trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from benchmarks.executors import EpisodeOutcome, Executor
 
 
 @dataclass
@@ -189,6 +194,19 @@ async def play_episode(env: EMPAEnv, policy: Policy, case: Case, seed: int) -> d
     return episode.info
 
 
+async def play_and_score(
+    shared_env: EnvConfig, policy: Policy, case: Case, seed: int, panel: Any = None
+) -> tuple[dict[str, Any], Trajectory]:
+    """One episode played and scored: ``(metrics, trajectory)``, the same code whichever executor
+    plays it (``shared_env`` has the roles resolved; ``panel`` adds NEE and FCS)."""
+    env = EMPAEnv([case], config=shared_env)
+    await play_episode(env, policy, case, seed)
+    metrics = evaluate(env.trajectory, env.config)  # the JSON-safe record
+    if panel is not None:
+        metrics.update(await score_nee(panel, case, env, metrics["EPM_Index"]))
+    return metrics, env.trajectory
+
+
 async def run_benchmark(
     config: BenchConfig,
     policy_specs: Sequence[str],
@@ -197,8 +215,18 @@ async def run_benchmark(
     concurrency: int = 32,
     progress: bool = True,
     policies: Sequence[Policy] | None = None,
+    executor: str | Executor = "local",
+    ray_address: str | None = None,
 ) -> RunSummary:
-    """Run (or resume) a benchmark; see the module docstring."""
+    """Run (or resume) a benchmark; see the module docstring. ``executor`` says where episodes
+    are played (``"local"``, ``"ray"`` with ``ray_address``, or an :class:`Executor`)."""
+    from benchmarks.executors import EpisodeJob, RunWork, make_executor
+
+    runner = (
+        make_executor(executor, concurrency=concurrency, ray_address=ray_address)
+        if isinstance(executor, str)
+        else executor
+    )
     _label, suite_version, cases = config.load_cases()
     # One environment resolves the roles and the reward once; every episode shares them.
     template = EMPAEnv(config=config.env.replace(case_pool=cases))
@@ -235,23 +263,31 @@ async def run_benchmark(
     done = store.finished_keys()
     earlier_usage = json.loads(store.run_info().get("usage") or "{}")
     todo = [
-        (p, c, s)
-        for p in loaded
-        for c in cases
+        EpisodeJob(pi, p.name, ci, c.id, s)
+        for pi, p in enumerate(loaded)
+        for ci, c in enumerate(cases)
         for s in range(config.seeds)
         if episode_key(p.name, c.id, s) not in done
     ]
     planned = len(loaded) * len(cases) * config.seeds
-    semaphore = asyncio.Semaphore(max(1, concurrency))
+    work = RunWork(
+        config=config,
+        cases=cases,
+        shared_env=shared,
+        roles=roles,
+        policies=loaded,
+        policy_specs=list(policies) if policies is not None else list(policy_specs),
+        panel=panel,
+    )
     bar = tqdm(total=len(todo), desc="episodes", unit="ep", disable=not progress, file=sys.stderr)
     finished = failed = invalid = 0
     failures: dict[str, list[str]] = {}
     streak: list[str] = []  # the messages of the latest failures, while they are identical
     stop: list[str] = []  # why the run stops early (the first reason wins)
 
-    def check_stop(message: str | None) -> None:
+    def check_stop(message: str | None, refused_elsewhere: str | None = None) -> None:
         """Stop on a refused key, or on the same failure over and over."""
-        refused = auth_failure()
+        refused = auth_failure() or refused_elsewhere
         if refused and not stop:
             stop.append(f"an LLM refused the credentials ({refused}); check the API key")
         if message is None:
@@ -265,49 +301,41 @@ async def run_benchmark(
             first = message.splitlines()[0] if message else message
             stop.append(f"{n} episodes in a row failed with the same error: {first}")
 
-    async def one(policy: Policy, case: Case, seed: int) -> None:
+    def record(outcome: EpisodeOutcome) -> None:
+        """Commit one played episode (or its error) to the store, once."""
         nonlocal finished, failed, invalid
-        async with semaphore:
-            if stop:  # the run is stopping: leave the episode for the rerun
-                bar.update(1)
-                return
-            env = EMPAEnv([case], config=shared)
-            key = episode_key(policy.name, case.id, seed)
-            try:
-                await play_episode(env, policy, case, seed)
-                metrics = evaluate(env.trajectory, env.config)  # the JSON-safe record
-                if panel is not None:
-                    metrics.update(await score_nee(panel, case, env, metrics["EPM_Index"]))
-            except Exception as exc:  # recorded, visible, and retried by the next run
-                failed += 1
-                message = "".join(traceback.format_exception_only(exc)).strip()
-                failures.setdefault(message, []).append(key)
-                store.add_error(key, message)
-                bar.set_postfix(failed=failed, refresh=False)
-                check_stop(message)
-            else:
-                reason = invalid_reason(metrics, config.max_judge_failure_share)
-                store.add_episode(
-                    EpisodeRow(
-                        model=policy.name,
-                        case_id=case.id,
-                        seed=seed,
-                        metrics=metrics,
-                        case_meta=case.metadata(),
-                        trajectory=env.trajectory,
-                        invalid=reason,
-                    )
+        job = outcome.job
+        if outcome.error is not None or outcome.metrics is None or outcome.trajectory is None:
+            failed += 1
+            message = outcome.error or "the episode returned no result"
+            failures.setdefault(message, []).append(job.key)
+            store.add_error(job.key, message)
+            bar.set_postfix(failed=failed, refresh=False)
+            check_stop(message, outcome.auth_refused)
+        else:
+            case = cases[job.case_index]
+            reason = invalid_reason(outcome.metrics, config.max_judge_failure_share)
+            store.add_episode(
+                EpisodeRow(
+                    model=job.policy_name,
+                    case_id=case.id,
+                    seed=job.seed,
+                    metrics=outcome.metrics,
+                    case_meta=case.metadata(),
+                    trajectory=outcome.trajectory,
+                    invalid=reason,
                 )
-                finished += 1
-                invalid += bool(reason)
-                usage = run_usage(roles, loaded)
-                if usage:  # this process's ledger on top of the earlier processes' of the run
-                    store.set_run_value("usage", add_usage(earlier_usage, usage))
-                check_stop(reason or None)
-            bar.update(1)
+            )
+            finished += 1
+            invalid += bool(reason)
+            usage = runner.usage()
+            if usage:  # this process's ledger on top of the earlier processes' of the run
+                store.set_run_value("usage", add_usage(earlier_usage, usage))
+            check_stop(reason or None, outcome.auth_refused)
+        bar.update(1)
 
     try:
-        await asyncio.gather(*(one(p, c, s) for p, c, s in todo))
+        await runner.run(work, todo, record, lambda: bool(stop))
     finally:
         bar.close()
         store.close()

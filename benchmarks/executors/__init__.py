@@ -1,0 +1,132 @@
+"""Where a benchmark's episodes are played: in this process or on a Ray cluster.
+
+The runner (:func:`benchmarks.runner.run_benchmark`) decides *which* episodes to play, and commits
+each finished one to the run's store; an executor decides *where* they are played. Both
+executors hand every finished episode back to the runner as an :class:`EpisodeOutcome` through
+one callback, so the store, the progress bar, the stop rules and the failure summary are the same
+whichever plays them:
+
+* ``local`` (:class:`~benchmarks.executors.local.LocalExecutor`): one asyncio loop in this process,
+  at most ``concurrency`` episodes in flight;
+* ``ray`` (:class:`~benchmarks.executors.ray_executor.RayExecutor`): each episode a Ray task on a
+  cluster (or a private local Ray instance); needs the ``ray`` extra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from benchmarks.runner import BenchConfig
+    from empa_env.backends import Roles
+    from empa_env.cases.schema import Case
+    from empa_env.config import EnvConfig
+    from empa_env.policy import Policy
+    from epm.trajectory import Trajectory
+
+#: The executors ``empa bench --executor`` accepts.
+EXECUTORS = ("local", "ray")
+
+
+@dataclass(frozen=True)
+class EpisodeJob:
+    """One episode to play: the policy (its index in the run's policy list), the case, the seed."""
+
+    policy_index: int
+    policy_name: str
+    case_index: int
+    case_id: str
+    seed: int
+
+    @property
+    def key(self) -> str:
+        from benchmarks.store import episode_key
+
+        return episode_key(self.policy_name, self.case_id, self.seed)
+
+
+@dataclass
+class EpisodeOutcome:
+    """A played episode as the runner records it: metrics and trajectory, or the error."""
+
+    job: EpisodeJob
+    metrics: dict[str, Any] | None = None
+    trajectory: Trajectory | None = None
+    #: The error's one-paragraph message when the episode failed (it goes to the errors table).
+    error: str | None = None
+    #: Why an LLM refused the credentials where the episode ran, if it did (stops the run).
+    auth_refused: str | None = None
+    #: The LLM ledger this episode added where it ran (remote executors only; the local
+    #: executor's ledger is the driver's own roles').
+    usage: dict[str, Any] = field(default_factory=dict)
+    #: Where the episode ran (``node id/pid`` for Ray, ``""`` locally).
+    worker: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None
+
+
+@dataclass
+class RunWork:
+    """What every episode of a run needs, built once by the driver.
+
+    ``shared_env`` carries the resolved role instances (the local executor plays with them);
+    ``policy_specs`` say how to rebuild each policy elsewhere (a spec string, or the instance
+    itself when the caller passed instances)."""
+
+    config: BenchConfig
+    cases: list[Case]
+    shared_env: EnvConfig
+    roles: Roles
+    policies: list[Policy]
+    policy_specs: list[Any]
+    panel: Any = None
+
+
+Record = Callable[[EpisodeOutcome], None]
+
+
+class Executor(Protocol):
+    """Plays episodes and hands each outcome to ``record`` as soon as it is known."""
+
+    name: str
+
+    async def run(
+        self,
+        work: RunWork,
+        jobs: Sequence[EpisodeJob],
+        record: Record,
+        stopping: Callable[[], bool],
+    ) -> None:
+        """Play ``jobs``; call ``record`` once per finished or failed episode (never twice for
+        a job); stop starting episodes once ``stopping()`` is true."""
+        ...
+
+    def usage(self) -> dict[str, Any]:
+        """The LLM ledger (calls, tokens, cost) of the episodes played so far."""
+        ...
+
+
+def make_executor(name: str, *, concurrency: int = 32, ray_address: str | None = None) -> Executor:
+    """The executor called ``name`` (``local`` or ``ray``); a clear error for anything else."""
+    from empa_env.errors import UserError
+
+    if name == "local":
+        if ray_address is not None:
+            raise UserError("--ray-address needs --executor ray")
+        from benchmarks.executors.local import LocalExecutor
+
+        return LocalExecutor(concurrency=concurrency)
+    if name == "ray":
+        from benchmarks.executors.ray_executor import RayExecutor
+
+        return RayExecutor(address=ray_address, max_in_flight=concurrency)
+    raise UserError(f"--executor {name!r}: expected one of {', '.join(EXECUTORS)}")
+
+
+__all__ = [
+    "EXECUTORS", "EpisodeJob", "EpisodeOutcome", "Executor", "Record", "RunWork", "make_executor",
+]  # fmt: skip
