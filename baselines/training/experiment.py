@@ -61,6 +61,10 @@ class ExperimentConfig:
     train_env_kwargs: dict[str, Any] = field(default_factory=dict)
     eval_env_kwargs: dict[str, Any] = field(default_factory=dict)
     eval_seed: int = 12345
+    #: Play the training episodes on this many Ray actors (``baselines.training.ray_rollouts``;
+    #: the ``ray`` extra); 0 = in this process. With workers, each episode samples from its own
+    #: generator, so results are the same for any number of workers (not the same as 0's).
+    rollout_workers: int = 0
 
 
 @dataclass
@@ -204,7 +208,13 @@ def train_method(method: str, seed: int, cfg: ExperimentConfig) -> tuple[Any, pd
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate)
     estimator = AdvantageConfig(method, alpha=cfg.alpha, gamma=cfg.gamma)
     n_envs = cfg.cases_per_batch * cfg.rollouts
-    envs = [_make_env(cfg.train_env, cfg.train_env_kwargs) for _ in range(n_envs)]
+    workers = None
+    if cfg.rollout_workers:
+        from baselines.training.ray_rollouts import RayRolloutPool
+
+        workers = RayRolloutPool(cfg.rollout_workers, cfg.train_env, cfg.train_env_kwargs)
+    local_envs = 1 if workers is not None else n_envs  # with workers, one to read the pool
+    envs = [_make_env(cfg.train_env, cfg.train_env_kwargs) for _ in range(local_envs)]
     pool = [c.id for c in envs[0].unwrapped.cases]
     max_turns = envs[0].unwrapped.config.ending.max_turns
     rng = np.random.default_rng(seed)
@@ -213,9 +223,17 @@ def train_method(method: str, seed: int, cfg: ExperimentConfig) -> tuple[Any, pd
         cases = list(
             rng.choice(pool, size=cfg.cases_per_batch, replace=len(pool) < cfg.cases_per_batch)
         )
-        batch = play(
-            net, envs, cases, cfg.rollouts, rng, seed=seed * 100_000 + it, max_turns=max_turns
-        )
+        if workers is None:
+            batch = play(
+                net, envs, cases, cfg.rollouts, rng, seed=seed * 100_000 + it, max_turns=max_turns
+            )
+        else:
+            from baselines.training.strategy_rollouts import play_on_workers
+
+            batch = play_on_workers(
+                workers, net, cfg.hidden, cases, cfg.rollouts, seed * 100_000 + it,
+                max_turns=max_turns,
+            )  # fmt: skip
         adv = estimator(batch.rewards, batch.lengths)
         loss = pg_loss(net, batch, adv, cfg.entropy_coef)
         opt.zero_grad()
@@ -227,6 +245,8 @@ def train_method(method: str, seed: int, cfg: ExperimentConfig) -> tuple[Any, pd
         )  # fmt: skip
     for env in envs:
         env.close()
+    if workers is not None:
+        workers.close()
     return net, pd.DataFrame(rows)
 
 
@@ -375,13 +395,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--entropy-coef", type=float, default=0.0)
     parser.add_argument("--max-turns", type=int, default=None, help="training episodes' cap")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument(
+        "--rollout-workers",
+        type=int,
+        default=0,
+        help="play training episodes on N Ray actors (the ray extra; RAY_ADDRESS picks a "
+        "cluster); use with --workers 1",
+    )
     parser.add_argument("--no-base", action="store_true")
     parser.add_argument("--out", default="runs/strategy_experiment")
     a = parser.parse_args(argv)
     cfg = ExperimentConfig(
         methods=tuple(a.methods), seeds=tuple(a.seeds), iterations=a.iterations,
         cases_per_batch=a.cases_per_batch, rollouts=a.rollouts, learning_rate=a.learning_rate,
-        entropy_coef=a.entropy_coef,
+        entropy_coef=a.entropy_coef, rollout_workers=a.rollout_workers,
         train_env_kwargs={"max_turns": a.max_turns} if a.max_turns else {},
     )  # fmt: skip
     out = Path(a.out)

@@ -1,0 +1,180 @@
+"""Rollout workers on Ray (baselines.training.ray_rollouts): actors holding EMPA environments play
+the learner's episodes; the learner gets the same episodes, and computes the same advantages,
+as when everything is played in its own process.
+
+The Ray tests share the session's local cluster (a head node and two worker nodes, see
+benchmarks.executors.local_cluster) with tests/benchmarks/test_ray_executor.py; they take about
+40 s together on a busy 2-core machine and are marked slow. The in-process tests take ~10 s.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from baselines.advantages import AdvantageConfig
+from baselines.training.ray_rollouts import EpisodeSpec, PlayedEpisode, play_in_process, shards
+
+pytestmark = pytest.mark.train
+MAX_TURNS = 12
+
+
+def _batches_equal(a, b) -> bool:
+    return (
+        all(np.array_equal(getattr(a, f), getattr(b, f)) for f in ("rewards", "lengths", "feats", "actions"))
+        and a.epm == b.epm
+    )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def setting():
+    pytest.importorskip("torch")
+    import gymnasium as gym
+
+    import empa_env  # noqa: F401
+    from baselines.training.strategy import build_policy
+
+    envs = [gym.make("EMPA-v0", max_turns=MAX_TURNS) for _ in range(6)]
+    cases = [c.id for c in envs[0].unwrapped.cases][:3]
+    return build_policy(seed=3), envs, cases
+
+
+def test_shards_deal_every_episode_once_in_contiguous_runs():
+    episodes = [EpisodeSpec(i, f"c{i // 2}", i) for i in range(7)]
+    parts = shards(episodes, 3)
+    assert [len(p) for p in parts] == [3, 2, 2]
+    assert [e for p in parts for e in p] == episodes
+    assert shards(episodes[:1], 4) == [episodes[:1]]
+
+
+def test_a_batch_with_a_missing_episode_is_refused():
+    from baselines.training.strategy_rollouts import episode_batch
+
+    played = [
+        PlayedEpisode(i, "c", i, [0.1], [{"action": 0, "features": np.zeros(3)}]) for i in (0, 2)
+    ]
+    with pytest.raises(ValueError, match="missing or repeated"):
+        episode_batch(played, 1)
+
+
+def test_greedy_recipe_plays_exactly_the_experiments_own_loop(setting):
+    """No random draw in greedy play: the recipe is the experiment's policy, bit for bit."""
+    from baselines.training.experiment import play
+    from baselines.training.strategy_rollouts import (
+        StrategyRollout,
+        episode_batch,
+        strategy_episodes,
+    )
+
+    net, envs, cases = setting
+    own = play(net, envs, cases, 2, np.random.default_rng(0), 4, greedy=True, max_turns=MAX_TURNS)
+    recipe = StrategyRollout.of(net, 64, 4, greedy=True, max_turns=MAX_TURNS)
+    mine = episode_batch(play_in_process(envs, recipe, strategy_episodes(cases, 2, 4)), 2)
+    assert _batches_equal(own, mine)
+
+
+def test_sampled_episodes_do_not_depend_on_how_they_are_dealt(setting):
+    from baselines.training.strategy_rollouts import (
+        StrategyRollout,
+        episode_batch,
+        strategy_episodes,
+    )
+
+    net, envs, cases = setting
+    recipe = StrategyRollout.of(net, 64, 7, max_turns=MAX_TURNS)
+    episodes = strategy_episodes(cases, 2, 7)
+    whole = episode_batch(play_in_process(envs, recipe, episodes), 2)
+    dealt = [e for part in shards(episodes, 4) for e in play_in_process(envs, recipe, part)]
+    assert _batches_equal(whole, episode_batch(dealt, 2))
+    assert len({tuple(row[:5]) for row in whole.actions.reshape(6, -1)}) > 1  # really sampled
+
+
+# --- on the local cluster ------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def cluster():
+    pytest.importorskip("ray")
+    from benchmarks.executors.local_cluster import shared_cluster
+
+    return shared_cluster(workers=2)
+
+
+@pytest.mark.slow
+def test_ray_actors_return_the_in_process_episodes_and_advantages_even_when_one_dies(
+    setting, cluster
+):
+    import ray
+
+    from baselines.training.experiment import play
+    from baselines.training.ray_rollouts import RayRolloutPool
+    from baselines.training.strategy_rollouts import (
+        StrategyRollout,
+        episode_batch,
+        play_on_workers,
+        strategy_episodes,
+    )
+
+    net, envs, cases = setting
+    with RayRolloutPool(2, "EMPA-v0", {"max_turns": MAX_TURNS}) as pool:
+        where = pool.where()
+        assert len({w.split("/")[0] for w in where}) == 2  # one actor per worker node
+        remote = play_on_workers(pool, net, 64, cases, 2, seed=11, max_turns=MAX_TURNS)
+        recipe = StrategyRollout.of(net, 64, 11, max_turns=MAX_TURNS)
+        local = episode_batch(play_in_process(envs, recipe, strategy_episodes(cases, 2, 11)), 2)
+        assert _batches_equal(remote, local)
+        for method in ("mica", "grpo", "reinforce_pp_idr_batch"):
+            estimator = AdvantageConfig(method)
+            assert np.array_equal(
+                estimator(remote.rewards, remote.lengths), estimator(local.rewards, local.lengths)
+            )
+        greedy = play_on_workers(pool, net, 64, cases, 2, seed=4, greedy=True, max_turns=MAX_TURNS)
+        own = play(
+            net, envs, cases, 2, np.random.default_rng(0), 4, greedy=True, max_turns=MAX_TURNS
+        )
+        assert _batches_equal(greedy, own)
+
+        # An actor's process killed in the middle of a call: Ray restarts it (a new process,
+        # new environments) and runs the call again; the learner gets every episode once.
+        result: list = []
+        thread = threading.Thread(
+            target=lambda: result.append(pool.play(recipe, strategy_episodes(cases, 2, 11)))
+        )
+        thread.start()
+        time.sleep(0.3)  # the actors are playing
+        ray.kill(pool.actors[0], no_restart=False)
+        thread.join(timeout=120)
+        assert result, "the rollout did not come back"
+        assert pool.where()[0] != where[0]  # a new process
+        assert _batches_equal(episode_batch(result[0], 2), local)
+
+
+@pytest.mark.slow
+def test_the_strategy_experiment_trains_the_same_on_ray_workers_as_in_process(cluster, monkeypatch):
+    """`--rollout-workers 2`: the learner's curve equals the one with the same recipe played in
+    its own process (a stand-in pool), iteration by iteration."""
+    import baselines.training.ray_rollouts as ray_rollouts
+    from baselines.training.experiment import ExperimentConfig, train_method
+
+    cfg = ExperimentConfig(
+        iterations=2, cases_per_batch=2, rollouts=2, rollout_workers=2,
+        train_env_kwargs={"max_turns": MAX_TURNS},
+    )  # fmt: skip
+    _, on_ray = train_method("mica", 0, cfg)
+
+    class InProcessPool:
+        def __init__(self, workers, env_id, env_kwargs=None, **_):
+            self.envs = [ray_rollouts.make_env(env_id, env_kwargs) for _ in range(4)]
+
+        def play(self, recipe, episodes):
+            return play_in_process(self.envs, recipe, episodes)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(ray_rollouts, "RayRolloutPool", InProcessPool)
+    _, here = train_method("mica", 0, cfg)
+    assert on_ray[["loss", "return", "turns", "epm_index"]].equals(
+        here[["loss", "return", "turns", "epm_index"]]
+    )
