@@ -11,14 +11,15 @@ summary (roles built, episodes played, every episode committed):
   no CPUs, and 1 or 2 worker nodes of 1 CPU each, :class:`~benchmarks.executors.local_cluster.
   LocalCluster`); each cluster first plays a 2-episode warm-up run so its worker processes exist
   and have imported the package (the cluster's start is printed separately); the local
-  executor gets the same warm-up in this process.
+  executor gets the same warm-up, each local variant in a fresh process. The warm-up is played
+  by another policy: the judge caches per process, and must not have seen the workload.
 
 Also printed: Ray's own cost per episode (an empty task's round trip plus moving one episode's
 result through the object store), what the driver spends committing an episode (a ceiling for
 every executor: only the driver writes the store), and for each cluster the difference per
 episode against the faster local way and how many episodes repay the cluster's start.
 
-    python benchmarks/perf/perf_ray.py [--cases 30] [--seeds 2] [--repeats 1] [--workers 1 2]
+    python benchmarks/perf/perf_ray.py [--cases 30] [--seeds 2] [--workers 1 2]
 
 Figures depend on the machine's load (printed); on a shared 2-core machine two Ray workers
 compete with the driver and with other people's jobs for the same two cores.
@@ -28,7 +29,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -61,31 +65,35 @@ class Timing:
         return self.seconds / self.episodes
 
 
-#: Each timed run is repeated this many times (fresh run directories) and the fastest is kept:
-#: on a shared machine the other people's jobs only ever add time.
-REPEATS = [1]
-
-
 def timed_run(
     label: str, config: BenchConfig, policies: list[str], out: Path, executor: object
 ) -> Timing:
-    best: Timing | None = None
-    for attempt in range(REPEATS[0]):
-        started = time.perf_counter()
-        summary = asyncio.run(
-            run_benchmark(config, policies, out / str(attempt), progress=False, executor=executor)  # type: ignore[arg-type]
-        )
-        seconds = time.perf_counter() - started
-        if summary.failed:
-            raise SystemExit(f"{label}: {summary.failed} episodes failed: {summary}")
-        if best is None or seconds < best.seconds:
-            best = Timing(label, summary.finished, seconds)
-    assert best is not None
-    return best
+    started = time.perf_counter()
+    summary = asyncio.run(run_benchmark(config, policies, out, progress=False, executor=executor))  # type: ignore[arg-type]
+    seconds = time.perf_counter() - started
+    if summary.failed:
+        raise SystemExit(f"{label}: {summary.failed} episodes failed: {summary}")
+    return Timing(label, summary.finished, seconds)
+
+
+def local_in_fresh_process(label: str, concurrency: int, argv: Sequence[str]) -> Timing:
+    """The local executor timed in a new Python process (after its own warm-up), so no cache of
+    an earlier run in this process helps it (the judge's encoder and guards cache per process)."""
+    done = subprocess.run(
+        [sys.executable, __file__, *argv, "--local-only", str(concurrency)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    return Timing(label, figures["episodes"], figures["seconds"])
+
+
+#: The warm-up's policy: not the workload's, so its conversations are not the workload's.
+WARM_UP_POLICY = "scripted:lecturer"
 
 
 def warm_up(config: BenchConfig) -> BenchConfig:
-    """Two episodes of the first case: processes started, modules imported, models loaded."""
+    """Two episodes of the first case (played by :data:`WARM_UP_POLICY`): processes started,
+    modules imported, models loaded, without filling any cache with the workload's texts."""
     first = config.load_cases()[2][0].id
     return BenchConfig(config.env, case_ids=[first], seeds=2, preflight=False)
 
@@ -156,7 +164,7 @@ def on_cluster(
     started = time.perf_counter()
     with LocalCluster(workers=workers) as cluster:
         start = time.perf_counter() - started
-        timed_run("warm-up", warm_up(config), policies[:1], root / f"warm{workers}", RayExecutor())
+        timed_run("warm-up", warm_up(config), [WARM_UP_POLICY], root / "warm", RayExecutor())
         label = f"ray, {workers} worker{'s' if workers > 1 else ''}"
         timing = timed_run(label, config, policies, root / f"ray{workers}", RayExecutor())
         figures = ClusterFigures(timing, start, empty_task_round_trip(), shipping_cost(sample))
@@ -194,29 +202,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--policy", action="append", default=None, help="(repeatable)")
     parser.add_argument("--max-turns", type=int, default=None)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
-    parser.add_argument("--repeats", type=int, default=1, help="best of N runs per executor")
+    parser.add_argument("--local-only", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    REPEATS[0] = max(1, args.repeats)
     policies = args.policy or ["scripted:attuned"]
     config = BenchConfig(
         EnvConfig(max_turns=args.max_turns), limit=args.cases, seeds=args.seeds, preflight=False
     )
+    if args.local_only is not None:  # the child process of local_in_fresh_process
+        with tempfile.TemporaryDirectory() as tmp:
+            timed_run("warm-up", warm_up(config), [WARM_UP_POLICY], Path(tmp) / "warm", "local")
+            t = timed_run(
+                "local", config, policies, Path(tmp) / "run", LocalExecutor(args.local_only)
+            )
+        print(json.dumps({"episodes": t.episodes, "seconds": t.seconds}))
+        return 0
     n = len(policies) * args.cases * args.seeds
     load = os.getloadavg()
     print(
         f"workload: {n} episodes ({', '.join(policies)} on {args.cases} cases x {args.seeds} "
-        f"seeds, offline roles; best of {REPEATS[0]}); load average {load[0]:.1f} / {load[1]:.1f} on {os.cpu_count()} CPUs"
+        f"seeds, offline roles); load average {load[0]:.1f} / {load[1]:.1f} on {os.cpu_count()} CPUs"
     )
+    child = [f"--cases={args.cases}", f"--seeds={args.seeds}", *(f"--policy={p}" for p in policies)]
+    if args.max_turns:
+        child.append(f"--max-turns={args.max_turns}")
+    default = local_in_fresh_process("local", 32, child)
+    single = local_in_fresh_process("local, 1 at once", 1, child)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        timed_run("warm-up", warm_up(config), policies[:1], root / "warm0", "local")
-        default = timed_run("local", config, policies, root / "local", LocalExecutor(32))
-        single = timed_run("local, 1 at once", config, policies, root / "local1", LocalExecutor(1))
-        sample = stored_outcomes(root / "local1" / "0")
+        few = BenchConfig(config.env, limit=min(5, args.cases), preflight=False)
+        timed_run("sample", few, policies[:1], root / "sample", LocalExecutor(1))
+        sample = stored_outcomes(root / "sample")
         commit = commit_cost(sample, {c.id: c for c in config.load_cases()[2]}, root / "commit")
-        runs = [on_cluster(w, config, policies, root, sample) for w in args.workers]
-    print(f"\n{'executor':<16}{'wall s':>9}{'episodes/s':>12}{'ms/episode':>12}{'vs local':>10}")
+        runs = [on_cluster(w, config, policies, root / f"ray{w}", sample) for w in args.workers]
     local = min(default, single, key=lambda t: t.seconds)  # the faster local way
+    print(f"\n{'executor':<16}{'wall s':>9}{'episodes/s':>12}{'ms/episode':>12}{'vs local':>10}")
     for t in [default, single, *(r.timing for r in runs)]:
         print(
             f"{t.label:<16}{t.seconds:>9.2f}{t.per_second:>12.2f}{t.per_episode * 1000:>12.1f}"
