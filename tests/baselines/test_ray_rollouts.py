@@ -4,7 +4,7 @@ as when everything is played in its own process.
 
 The Ray tests share the session's local cluster (a head node and two worker nodes, see
 benchmarks.executors.local_cluster) with tests/benchmarks/test_ray_executor.py; they take about
-40 s together on a busy 2-core machine and are marked slow. The in-process tests take ~10 s.
+about 45 s together on a busy 2-core machine and are marked slow; the in-process ones ~15 s.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ def setting():
     import empa_env  # noqa: F401
     from baselines.training.strategy import build_policy
 
-    envs = [gym.make("EMPA-v0", max_turns=MAX_TURNS) for _ in range(6)]
-    cases = [c.id for c in envs[0].unwrapped.cases][:3]
+    envs = [gym.make("EMPA-v0", max_turns=MAX_TURNS) for _ in range(4)]
+    cases = [c.id for c in envs[0].unwrapped.cases][:2]
     return build_policy(seed=3), envs, cases
 
 
@@ -89,7 +89,7 @@ def test_sampled_episodes_do_not_depend_on_how_they_are_dealt(setting):
     whole = episode_batch(play_in_process(envs, recipe, episodes), 2)
     dealt = [e for part in shards(episodes, 4) for e in play_in_process(envs, recipe, part)]
     assert _batches_equal(whole, episode_batch(dealt, 2))
-    assert len({tuple(row[:5]) for row in whole.actions.reshape(6, -1)}) > 1  # really sampled
+    assert len({tuple(row[:5]) for row in whole.actions.reshape(4, -1)}) > 1  # really sampled
 
 
 # --- on the local cluster ------------------------------------------------------------------------
@@ -101,14 +101,20 @@ def cluster():
     return shared_cluster(workers=2)
 
 
+@pytest.fixture(scope="module")
+def pool(cluster):
+    """Two rollout actors (one per worker node), shared by the tests below."""
+    from baselines.training.ray_rollouts import RayRolloutPool
+
+    with RayRolloutPool(2, "EMPA-v0", {"max_turns": MAX_TURNS}) as workers:
+        yield workers
+
+
 @pytest.mark.slow
-def test_ray_actors_return_the_in_process_episodes_and_advantages_even_when_one_dies(
-    setting, cluster
-):
+def test_ray_actors_return_the_in_process_episodes_and_advantages_even_when_one_dies(setting, pool):
     import ray
 
     from baselines.training.experiment import play
-    from baselines.training.ray_rollouts import RayRolloutPool
     from baselines.training.strategy_rollouts import (
         StrategyRollout,
         episode_batch,
@@ -117,58 +123,70 @@ def test_ray_actors_return_the_in_process_episodes_and_advantages_even_when_one_
     )
 
     net, envs, cases = setting
-    with RayRolloutPool(2, "EMPA-v0", {"max_turns": MAX_TURNS}) as pool:
-        where = pool.where()
-        assert len({w.split("/")[0] for w in where}) == 2  # one actor per worker node
-        remote = play_on_workers(pool, net, 64, cases, 2, seed=11, max_turns=MAX_TURNS)
-        recipe = StrategyRollout.of(net, 64, 11, max_turns=MAX_TURNS)
-        local = episode_batch(play_in_process(envs, recipe, strategy_episodes(cases, 2, 11)), 2)
-        assert _batches_equal(remote, local)
-        for method in ("mica", "grpo", "reinforce_pp_idr_batch"):
-            estimator = AdvantageConfig(method)
-            assert np.array_equal(
-                estimator(remote.rewards, remote.lengths), estimator(local.rewards, local.lengths)
-            )
-        greedy = play_on_workers(pool, net, 64, cases, 2, seed=4, greedy=True, max_turns=MAX_TURNS)
-        own = play(
-            net, envs, cases, 2, np.random.default_rng(0), 4, greedy=True, max_turns=MAX_TURNS
+    where = pool.where()
+    assert len({w.split("/")[0] for w in where}) == 2  # one actor per worker node
+    remote = play_on_workers(pool, net, 64, cases, 2, seed=11, max_turns=MAX_TURNS)
+    recipe = StrategyRollout.of(net, 64, 11, max_turns=MAX_TURNS)
+    local = episode_batch(play_in_process(envs, recipe, strategy_episodes(cases, 2, 11)), 2)
+    assert _batches_equal(remote, local)
+    for method in ("mica", "grpo", "reinforce_pp_idr_batch"):
+        estimator = AdvantageConfig(method)
+        assert np.array_equal(
+            estimator(remote.rewards, remote.lengths), estimator(local.rewards, local.lengths)
         )
-        assert _batches_equal(greedy, own)
+    greedy = play_on_workers(pool, net, 64, cases, 2, seed=4, greedy=True, max_turns=MAX_TURNS)
+    own = play(net, envs, cases, 2, np.random.default_rng(0), 4, greedy=True, max_turns=MAX_TURNS)
+    assert _batches_equal(greedy, own)
 
-        # An actor's process killed in the middle of a call: Ray restarts it (a new process,
-        # new environments) and runs the call again; the learner gets every episode once.
-        result: list = []
-        thread = threading.Thread(
-            target=lambda: result.append(pool.play(recipe, strategy_episodes(cases, 2, 11)))
-        )
-        thread.start()
-        time.sleep(0.3)  # the actors are playing
-        ray.kill(pool.actors[0], no_restart=False)
-        thread.join(timeout=120)
-        assert result, "the rollout did not come back"
-        assert pool.where()[0] != where[0]  # a new process
-        assert _batches_equal(episode_batch(result[0], 2), local)
+    # An actor's process killed in the middle of a call: Ray restarts it (a new process,
+    # new environments) and runs the call again; the learner gets every episode once.
+    result: list = []
+    thread = threading.Thread(
+        target=lambda: result.append(pool.play(recipe, strategy_episodes(cases, 2, 11)))
+    )
+    thread.start()
+    time.sleep(0.3)  # the actors are playing
+    ray.kill(pool.actors[0], no_restart=False)
+    thread.join(timeout=120)
+    assert result, "the rollout did not come back"
+    assert pool.where()[0] != where[0]  # a new process
+    assert _batches_equal(episode_batch(result[0], 2), local)
 
 
 @pytest.mark.slow
-def test_the_strategy_experiment_trains_the_same_on_ray_workers_as_in_process(cluster, monkeypatch):
+def test_the_strategy_experiment_trains_the_same_on_ray_workers_as_in_process(
+    setting, pool, monkeypatch
+):
     """`--rollout-workers 2`: the learner's curve equals the one with the same recipe played in
-    its own process (a stand-in pool), iteration by iteration."""
+    its own process, iteration by iteration (the weights it ships change every iteration)."""
     import baselines.training.ray_rollouts as ray_rollouts
     from baselines.training.experiment import ExperimentConfig, train_method
+
+    class SharedPool:  # the module's actors, as the experiment would start them
+        def __init__(self, workers, env_id, env_kwargs=None, **_):
+            assert (workers, env_id, env_kwargs) == (2, "EMPA-v0", {"max_turns": MAX_TURNS})
+
+        def play(self, recipe, episodes):
+            return pool.play(recipe, episodes)
+
+        def close(self):
+            pass
 
     cfg = ExperimentConfig(
         iterations=2, cases_per_batch=2, rollouts=2, rollout_workers=2,
         train_env_kwargs={"max_turns": MAX_TURNS},
     )  # fmt: skip
+    monkeypatch.setattr(ray_rollouts, "RayRolloutPool", SharedPool)
     _, on_ray = train_method("mica", 0, cfg)
+
+    _net, envs, _cases = setting
 
     class InProcessPool:
         def __init__(self, workers, env_id, env_kwargs=None, **_):
-            self.envs = [ray_rollouts.make_env(env_id, env_kwargs) for _ in range(4)]
+            pass
 
         def play(self, recipe, episodes):
-            return play_in_process(self.envs, recipe, episodes)
+            return play_in_process(envs, recipe, episodes)
 
         def close(self):
             pass

@@ -4,8 +4,8 @@ processes (a head node and two worker nodes, each a raylet with its own workers)
 What must hold: the store ends with the same rows as the local executor's, each episode once;
 a worker node killed mid-run loses nothing and duplicates nothing (Ray retries its tasks
 elsewhere); a killed driver resumes; failures are grouped as locally; a missing ``ray`` is a
-one-line ``error:``. The cluster is started once per session (about 20 s on a busy 2-core
-machine); the tests that use it take about 60 s together and are marked slow.
+one-line ``error:``. The cluster is started once per session (about 15 s on a busy 2-core
+machine); the tests that use it take about 50 s together and are marked slow.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ NOTING_POLICY = textwrap.dedent(
         opening = hashlib.sha256(messages[0]["content"].encode()).hexdigest()[:12]
         with open(NOTES, "a") as notes:
             notes.write(f"{{node}} {{opening}}\\n")
-        time.sleep(0.04)
+        time.sleep(0.03)
         return "That sounds like a lot to carry. What part of it weighs on you most?"
     """
 )
@@ -182,20 +182,26 @@ def test_killing_a_worker_node_mid_run_loses_nothing_and_duplicates_nothing(tmp_
         lines = [ln.split() for ln in notes.read_text().splitlines() if ln.strip()]
         return {opening for node, opening in lines if node == node_id}
 
+    def in_the_middle(node_id: str) -> bool:
+        """The node's latest episode has played 2 to 8 turns: running, far from its end (an
+        episode lasts at least the preset's 12 turns), so no result of it is on the way."""
+        lines = [ln.split() for ln in notes.read_text().splitlines() if ln.strip()]
+        mine = [opening for node, opening in lines if node == node_id]
+        return bool(mine) and 2 <= mine.count(mine[-1]) <= 8
+
     def killer():
         """Kill the victim once it has finished an episode and is in the middle of another."""
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
-            done_there = finished_on.get(victim.node_id[:8], 0)
-            if done_there >= 1 and len(started_on(victim.node_id)) > done_there:
+            if finished_on.get(victim.node_id[:8], 0) >= 1 and in_the_middle(victim.node_id):
                 cluster.kill_worker(victim)
                 killed.set()
                 return
-            time.sleep(0.02)
+            time.sleep(0.01)
 
     thread = threading.Thread(target=killer, daemon=True)
     thread.start()
-    config = BenchConfig(EnvConfig(max_turns=16), limit=10)  # one seed: an opening is an episode
+    config = BenchConfig(EnvConfig(max_turns=14), limit=8)  # one seed: an opening is an episode
     summary = asyncio.run(
         run_benchmark(
             config,
@@ -207,15 +213,15 @@ def test_killing_a_worker_node_mid_run_loses_nothing_and_duplicates_nothing(tmp_
     )
     thread.join(timeout=5)
     assert killed.is_set(), "the run ended before the worker node could be killed"
-    assert (summary.finished, summary.failed) == (10, 0)
+    assert (summary.finished, summary.failed) == (8, 0)
     rows = _rows(tmp_path / "run")
-    expected = {episode_key("noting", f"empa30-{c:03d}", 0) for c in range(1, 11)}
+    expected = {episode_key("noting", f"empa30-{c:03d}", 0) for c in range(1, 9)}
     assert set(rows) == expected  # all there, each once (the key is the primary key)
-    assert _count(tmp_path / "run" / "results.sqlite") == 10
+    assert _count(tmp_path / "run" / "results.sqlite") == 8
     # Episodes the dead node had started were played again on the surviving node.
     interrupted = len(started_on(victim.node_id)) - finished_on.get(victim.node_id[:8], 0)
     assert interrupted >= 1
-    assert finished_on.get(survivor.node_id[:8], 0) == 10 - finished_on.get(victim.node_id[:8], 0)
+    assert finished_on.get(survivor.node_id[:8], 0) == 8 - finished_on.get(victim.node_id[:8], 0)
     cluster.add_worker()  # the next test gets two worker nodes again
 
 
@@ -228,7 +234,7 @@ def test_a_killed_ray_driver_resumes_where_it_stopped(tmp_path, cluster):
     cmd = [
         sys.executable, "-m", "empa_env.cli", "bench", "--executor", "ray",
         "--ray-address", cluster.address, "--out", str(run_dir), "--no-report", "--quiet",
-        "--max-turns", "14", "--limit", "8", "--concurrency", "2",
+        "--max-turns", "12", "--limit", "6", "--concurrency", "2",
         "--policy", f"noting=python:{policy}:reply",
     ]  # fmt: skip
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
@@ -240,12 +246,12 @@ def test_a_killed_ray_driver_resumes_where_it_stopped(tmp_path, cluster):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     before = _rows(run_dir)
-    assert 2 <= len(before) < 8
+    assert 2 <= len(before) < 6
 
     done = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-2000:]
     assert f"{len(before)} already in" in done.stdout
     after = _rows(run_dir)
-    assert set(after) == {episode_key("noting", f"empa30-00{c}", 0) for c in range(1, 9)}
-    assert _count(db) == 8
+    assert set(after) == {episode_key("noting", f"empa30-00{c}", 0) for c in range(1, 7)}
+    assert _count(db) == 6
     assert all(after[k] == v for k, v in before.items()), "finished episodes must not be redone"
