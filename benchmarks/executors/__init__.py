@@ -123,7 +123,9 @@ def make_executor(name: str, *, concurrency: int = 32, ray_address: str | None =
     if name == "ray":
         from benchmarks.executors.ray_executor import RayExecutor
 
-        return RayExecutor(address=ray_address, max_in_flight=concurrency)
+        executor = RayExecutor(address=ray_address, max_in_flight=concurrency)
+        executor.connect()  # a wrong address fails here, before any run directory exists
+        return executor
     raise UserError(f"--executor {name!r}: expected one of {', '.join(EXECUTORS)}")
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import socket
 import time
 import traceback
 import uuid
@@ -60,6 +61,8 @@ def connect(address: str | None = None) -> bool:
     if ray.is_initialized():
         return False
     target = address or os.environ.get("RAY_ADDRESS") or None
+    if target is not None:
+        _check_reachable(target)
     try:
         if target is None:
             ray.init(
@@ -70,13 +73,29 @@ def connect(address: str | None = None) -> bool:
             )
             return True
         ray.init(address=target, log_to_driver=False, configure_logging=False)
-    except (ConnectionError, ValueError, RuntimeError) as exc:
+    except Exception as exc:  # any failure to connect is one line for the user
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UserError(
             f"--ray-address {target}: cannot connect to a Ray cluster ({first}); start one with "
-            "`ray start --head` and pass the address it prints"
+            "`ray start --head` (RAY_AUTH_MODE and the token as on the cluster, docs/ray.md) "
+            "and pass the address it prints"
         ) from None
     return False
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """A ``HOST:PORT`` address that nothing answers on fails at once with one line (Ray itself
+    would retry for minutes)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or "://" in address or not port.isdigit():
+        return  # "auto", "ray://...": Ray's own resolution
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise UserError(
+            f"--ray-address {address}: no Ray cluster answers there ({exc.strerror or exc}); "
+            "start one with `ray start --head` and pass the address it prints"
+        ) from None
 
 
 def portable_spec(spec: Any) -> Any:
@@ -208,6 +227,15 @@ class RayExecutor:
         self.max_retries = max_retries
         self.on_outcome = on_outcome
         self._usage: dict[str, Any] = {}
+        self._connected = False
+        self._started_ray = False
+
+    def connect(self) -> None:
+        """Connect to Ray now (``empa bench`` does it before the run directory is created, so a
+        wrong address leaves nothing behind); :meth:`run` does it when nobody did."""
+        if not self._connected:
+            self._started_ray = connect(self.address)
+            self._connected = True
 
     async def run(
         self,
@@ -216,13 +244,13 @@ class RayExecutor:
         record: Record,
         stopping: Callable[[], bool],
     ) -> None:
-        if not jobs:
-            return
         ray = import_ray()
         from benchmarks.runner import add_usage
 
-        started_here = connect(self.address)
+        self.connect()
         try:
+            if not jobs:
+                return
             remote = ray.remote(max_retries=self.max_retries, retry_exceptions=False)(play_remote)
             run = RemoteRun(
                 token=uuid.uuid4().hex,
@@ -256,8 +284,9 @@ class RayExecutor:
                     record(outcome)
                 await asyncio.sleep(0)  # let other coroutines of the driver's loop run
         finally:
-            if started_here:
+            if self._started_ray:  # a private local instance: stopped with the run
                 ray.shutdown()
+                self._connected = self._started_ray = False
 
     @staticmethod
     def _result(ray: Any, ref: Any, job: EpisodeJob) -> EpisodeOutcome:

@@ -93,6 +93,23 @@ def test_ray_address_without_the_ray_executor_is_refused(tmp_path, capsys):
     assert not (tmp_path / "r" / "results.sqlite").exists()
 
 
+def test_an_address_where_no_cluster_answers_fails_at_once_before_the_run_exists(tmp_path, capsys):
+    import socket
+
+    from empa_env.cli import main
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code = main(
+        ["bench", "--executor", "ray", "--ray-address", f"127.0.0.1:{port}", "--policy",
+         "scripted:empty", "--limit", "1", "--out", str(tmp_path / "r")]
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and f"error: --ray-address 127.0.0.1:{port}: no Ray cluster answers" in err
+    assert not (tmp_path / "r").exists()
+
+
 def test_policy_files_travel_as_absolute_paths(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert portable_spec("python:mine.py:reply") == f"python:{tmp_path / 'mine.py'}:reply"
