@@ -58,11 +58,11 @@ def connect(address: str | None = None) -> bool:
     ``None`` uses ``RAY_ADDRESS`` when set, else starts a local instance with this machine's
     CPUs. Already connected (``ray.init`` called by the caller): used as it is."""
     ray = import_ray()
-    if ray.is_initialized():
-        return False
     target = address or os.environ.get("RAY_ADDRESS") or None
     if target is not None:
         _check_reachable(target)
+    if ray.is_initialized():
+        return False
     try:
         if target is None:
             ray.init(

@@ -18,7 +18,9 @@ import pytest
 from baselines.advantages import AdvantageConfig
 from baselines.training.ray_rollouts import EpisodeSpec, PlayedEpisode, play_in_process, shards
 
-pytestmark = pytest.mark.train
+#: In parallel runs (pytest -n) this file and tests/benchmarks/test_ray_executor.py share one
+#: worker process, and so one local Ray cluster (tests/conftest.py reads the group).
+pytestmark = [pytest.mark.train, pytest.mark.xdist_group("ray_cluster")]
 MAX_TURNS = 12
 
 
