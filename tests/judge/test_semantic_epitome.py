@@ -26,10 +26,11 @@ needs_epitome = pytest.mark.skipif(
 #: Measured figures of the shipped heads (MODEL_CARD.md), AUROC and Spearman per axis; the tests
 #: hold them within 0.01 so that a change of corpus, features or heads cannot silently lose them.
 MEASURED: dict[str, dict[str, tuple[float, float]]] = {
-    "static": {"A": (0.680, 0.308), "C": (0.710, 0.368), "P": (0.760, 0.325)},
+    "static": {"A": (0.679, 0.307), "C": (0.710, 0.367), "P": (0.764, 0.331)},
 }
-#: Axes of the default (static) tier that do not meet the issue 14 goal yet.
-GOAL_NOT_MET = {"A", "P"}
+#: Axes of the default (static) tier that do not meet the issue 14 goal yet (C meets the Spearman
+#: part, P the AUROC part).
+GOAL_NOT_MET = {"A", "C", "P"}
 
 
 @pytest.fixture(scope="module")
