@@ -1041,8 +1041,10 @@ class ReplyGuards:
         return None
 
     def _moves(self, facts: _ReplyFacts, earlier: list[str], v: _Verdict) -> None:
-        axis_of = {"validate": "A", "ask": "C", "advise": "P"}
-        for move, axis in axis_of.items():
+        # A question earns cognitive and (as an exploration) proactive credit, so a question
+        # in every reply loses both.
+        axes_of = {"validate": ("A",), "ask": ("C", "P"), "advise": ("P",)}
+        for move, axes in axes_of.items():
             if move not in facts.moves:
                 continue
             streak = 0
@@ -1050,10 +1052,11 @@ class ReplyGuards:
                 if move not in self._facts(text).moves:
                     break
                 streak += 1
-            if streak >= 3:
-                v.cap(axis, 0, f"the {streak + 1}th {move} move in a row: no new effect")
-            elif streak >= 2:
-                v.cap(axis, 1, f"the 3rd {move} move in a row: diminishing returns")
+            for axis in axes:
+                if streak >= 3:
+                    v.cap(axis, 0, f"the {streak + 1}th {move} move in a row: no new effect")
+                elif streak >= 2:
+                    v.cap(axis, 1, f"the 3rd {move} move in a row: diminishing returns")
 
 
 __all__ = [

@@ -368,3 +368,21 @@ def test_few_false_penalties_on_the_corpus_genuine_replies(guards):
     void, cap = _false_rates(guards, pairs)
     assert void <= 0.02, f"{void:.1%} of genuine replies voided"
     assert cap <= 0.10, f"{cap:.1%} of genuine replies capped at 0"
+
+
+def test_a_question_in_every_reply_loses_its_proactive_credit(guards):
+    """A question earns proactive credit (an exploration), so asking turn after turn has
+    diminishing returns on P as well as on C: capped at 1 on the 3rd, at 0 from the 4th."""
+    history = HISTORY
+    verdicts = []
+    for text in (
+        "Fifteen years is a long time. How did you feel when Diane told you?",
+        "Training Kyle must have stung. What did you say to Diane?",
+        "That promise mattered to you. How is it at the restaurant now?",
+        "Kyle got the job you were promised. What do you want to do next?",
+    ):
+        verdicts.append(inspect(guards, text, history))
+        history = history + (Message("assistant", text), Message("user", "Fifteen years."))
+    caps = [v.progress_caps.get("P", 2) for v in verdicts]
+    assert caps[0] == 2 and caps[2] <= 1 and caps[3] == 0, caps
+    assert "ask move in a row" in str(verdicts[3])

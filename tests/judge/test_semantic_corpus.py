@@ -8,6 +8,7 @@ from dataclasses import asdict
 
 import pytest
 
+from empa_env.offline.semantic.corpus.forum import FORUM_FAMILIES
 from empa_env.offline.semantic.corpus.generator import (
     FAMILIES,
     LEVEL_KEYS,
@@ -37,7 +38,7 @@ def test_size_levels_and_families(shipped):
         levels = Counter(r["levels"][key] for r in shipped)
         wanted = (0, 1, 2) if key.endswith("Prog") else (0, -1, -2)
         assert all(levels[lv] >= 100 for lv in wanted), (key, levels)
-    assert set(Counter(r["family"] for r in shipped)) == set(FAMILIES)
+    assert set(Counter(r["family"] for r in shipped)) == set(FAMILIES) | set(FORUM_FAMILIES)
     assert {r["split"] for r in shipped} == {"train", "val", "test"}
 
 
@@ -51,7 +52,7 @@ def test_every_nonzero_level_has_verbatim_evidence_and_a_reason(shipped):
 
 
 def test_hard_negatives_never_earn_progress(shipped):
-    genuine = {"genuine", "genuine_negative", "neutral"}
+    genuine = {"genuine", "genuine_negative", "neutral", "forum"}
     for r in shipped:
         if r["family"] not in genuine:
             assert all(r["levels"][k] == 0 for k in ("C_Prog", "A_Prog", "P_Prog")), r["id"]

@@ -1,7 +1,12 @@
-"""Validation against EPITOME human labels (read from the shared data folder, never copied)."""
+"""Validation against EPITOME human labels (read from the shared data folder, never copied).
+
+The pairs are rated once per tier and module (``epitome_report``) and shared by the assertions.
+"""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -18,15 +23,25 @@ needs_epitome = pytest.mark.skipif(
     reason="EPITOME dev.csv (non-commercial, not in the repo) is not at ../shared/data/epitome/",
 )
 
+#: Measured figures of the shipped heads (MODEL_CARD.md), AUROC and Spearman per axis; the tests
+#: hold them within 0.01 so that a change of corpus, features or heads cannot silently lose them.
+MEASURED: dict[str, dict[str, tuple[float, float]]] = {
+    "static": {"A": (0.679, 0.307), "C": (0.710, 0.367), "P": (0.764, 0.331)},
+}
+#: Axes of the default (static) tier that do not meet the issue 14 goal yet (C meets the Spearman
+#: part, P the AUROC part).
+GOAL_NOT_MET = {"A", "C", "P"}
+
+
+@pytest.fixture(scope="module")
+def epitome_report(static_judger):
+    return evaluate_epitome(static_judger, EPITOME)
+
 
 @needs_epitome
 def test_eval_command_prints_the_documented_json(tmp_path, capsys):
     sample = tmp_path / "sample.csv"
-    lines = EPITOME.read_text(encoding="utf-8").splitlines(keepends=True)
-    import csv
-    import io
-
-    rows = list(csv.reader(io.StringIO("".join(lines))))
+    rows = list(csv.reader(io.StringIO(EPITOME.read_text(encoding="utf-8"))))
     with sample.open("w", newline="", encoding="utf-8") as fh:
         csv.writer(fh).writerows(rows[:61])
     assert main(["judge", "eval", "--epitome", str(sample), "--json", "--tier", "static"]) == 0
@@ -37,13 +52,19 @@ def test_eval_command_prints_the_documented_json(tmp_path, capsys):
 
 
 @needs_epitome
-@pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 14 goal not met yet by the shipped heads (see MODEL_CARD.md for the figures)",
-)
-def test_epitome_goal(minilm_judger):
-    report = evaluate_epitome(minilm_judger, EPITOME)
-    for axis, m in report.axes.items():
-        assert m.auroc >= GOAL_AUROC, (axis, m)
-        assert m.spearman >= GOAL_SPEARMAN, (axis, m)
+@pytest.mark.parametrize("axis", ["A", "C", "P"])
+def test_default_tier_keeps_its_measured_agreement(epitome_report, axis):
+    m = epitome_report.axes[axis]
+    auroc, rho = MEASURED["static"][axis]
+    assert m.auroc >= auroc - 0.01 and m.spearman >= rho - 0.01, (axis, m)
+
+
+@needs_epitome
+@pytest.mark.parametrize("axis", ["A", "C", "P"])
+def test_epitome_goal(epitome_report, axis, request):
+    if axis in GOAL_NOT_MET:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="issue 14 goal not met on "
+                                              "this axis yet (MODEL_CARD.md has the figures)"))  # fmt: skip
+    m = epitome_report.axes[axis]
+    assert m.auroc >= GOAL_AUROC, (axis, m)
+    assert m.spearman >= GOAL_SPEARMAN, (axis, m)

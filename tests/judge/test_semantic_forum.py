@@ -71,3 +71,22 @@ def test_pooled_heads_with_gate_train_load_and_agree(tmp_path, records):
         assert 0.0 <= reading.off_topic <= 1.0
         for axis in ("C", "A", "P"):
             assert j.prog[axis] == batch[f"{axis}_Prog"][1][i]
+
+
+def test_labels_follow_the_construct_definitions(records):
+    """Questions inviting the seeker to go on are proactive, a shared experience of one's own is
+    cognitive, encouragement is affective (Sharma et al. 2020 mapped to EMPA's axes)."""
+    from empa_env.offline.semantic.corpus.forum import AFFIRM, EMPOWER, ENCOURAGE, EXPLORE
+
+    def has(reply: str, bank: tuple[str, ...]) -> bool:
+        low = reply.lower().replace("'", "")
+        return any(b.split("{")[0].lower().replace("'", "").rstrip(" ?.") in low for b in bank)
+
+    genuine = [r for r in records if r.family == "forum"]
+    explore = [r for r in genuine if has(r.reply, tuple(b for b in EXPLORE if "{" not in b))]
+    warm = [r for r in genuine if has(r.reply, ENCOURAGE + AFFIRM + EMPOWER)]
+    story = [r for r in genuine if "the nights were the worst part for me" in r.reply.lower()]
+    assert len(explore) >= 30 and len(warm) >= 30 and story
+    assert all(r.levels["P_Prog"] >= 1 for r in explore)
+    assert all(r.levels["A_Prog"] >= 1 for r in warm)
+    assert all(r.levels["C_Prog"] >= 1 for r in story)

@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--forum-posts",
         type=int,
         default=None,
-        help="posts of the forum component (default: the shipped corpus's, 0)",
+        help="posts of the forum component (default: the shipped corpus's, 3000)",
     )
     p.set_defaults(func=_corpus)
 
@@ -44,9 +44,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--l2", type=float, default=None)
     p.add_argument(
         "--features",
-        default="pair",
-        choices=("pair", "pooled"),
-        help="pair: the shipped heads; pooled: + sentence pools and relevance gate",
+        default="surface",
+        choices=("surface", "pair", "pooled"),
+        help="surface: the shipped heads (pair + surface features); pair: embeddings only; "
+        "pooled: + sentence pools and relevance gate",
     )
     p.set_defaults(func=_train)
 

@@ -102,3 +102,65 @@ def recent_user_texts(texts: Sequence[str], limit: int = len(USER_WEIGHTS)) -> l
     """The user's last ``limit`` non-empty messages, oldest first."""
     kept = [t for t in texts if t.strip()]
     return kept[-limit:]
+
+
+# --- surface features ---------------------------------------------------------------------------
+_SECOND_PERSON = re.compile(r"\b(you|your|yours|yourself|you're|youre|you've|youve|u|ur)\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(i|me|my|mine|myself|i'm|im|i've|ive|i'd|i was)\b", re.I)
+_WORDS = re.compile(r"[a-z][a-z']*")
+_FUNCTION_WORDS = frozenset({
+    "about", "after", "again", "also", "been", "being", "before", "both", "could", "didn't",
+    "does", "doesn't", "doing", "don't", "down", "each", "even", "ever", "from", "have", "having",
+    "here", "into", "it's", "just", "like", "more", "most", "much", "only", "other", "over",
+    "really", "same", "should", "some", "such", "than", "that", "that's", "their", "them", "then",
+    "there", "these", "they", "thing", "things", "this", "those", "through", "very", "want",
+    "what", "when", "where", "which", "while", "will", "with", "would", "your", "you're", "yours",
+})  # fmt: skip
+#: Names of :func:`surface_features`' columns, in order.
+SURFACE_FEATURES: tuple[str, ...] = (
+    "asks_a_question",
+    "question_share",
+    "question_to_the_user",
+    "first_person_share",
+    "log_words",
+    "log_sentences",
+    "user_word_share",
+    "mentions_user_words",
+)
+
+
+def content_words(text: str) -> set[str]:
+    """Lower-case words of four or more letters that are not function words."""
+    return {w for w in _WORDS.findall(text.lower()) if len(w) > 3 and w not in _FUNCTION_WORDS}
+
+
+def surface_features(user_text: str, reply: str) -> np.ndarray:
+    """Cheap construct-valid signals of one reply (:data:`SURFACE_FEATURES`), as float32.
+
+    Questions (any, their share of the sentences, one addressed to the user) are how a reply
+    invites the person to say more; first-person sentences carry a shared experience of one's
+    own; length in words and sentences; and how much of the reply's content vocabulary comes
+    from the user's own words (relevance). They are inputs to the heads, which learn their
+    weights from the corpus; the guards' diminishing returns keep a question-only reply from
+    earning credit turn after turn.
+    """
+    sents = sentences_of(reply)
+    questions = ["?" in s for s in sents]
+    to_user = [q and bool(_SECOND_PERSON.search(s)) for q, s in zip(questions, sents, strict=True)]
+    first = [bool(_FIRST_PERSON.search(s)) for s in sents]
+    n = max(len(sents), 1)
+    mine = content_words(reply)
+    shared = mine & content_words(user_text)
+    return np.array(
+        [
+            float(any(questions)),
+            sum(questions) / n,
+            float(any(to_user)),
+            sum(first) / n,
+            float(np.log1p(len(_WORDS.findall(reply.lower())))),
+            float(np.log1p(len(sents))),
+            len(shared) / max(len(mine), 1),
+            float(bool(shared)),
+        ],
+        dtype=np.float32,
+    )

@@ -155,11 +155,15 @@ def file_digest(path: Path) -> str:
 
 
 def fit_head(
-    name: str, X: np.ndarray, y: np.ndarray, l2: float, class_weight_power: float = 0.5
+    name: str,
+    X: np.ndarray,
+    y: np.ndarray,
+    l2: float | np.ndarray,
+    class_weight_power: float = 0.5,
 ) -> Head:
     """Fit one multinomial logistic regression with L2 by L-BFGS (deterministic).
 
-    ``X`` is standardised; ``y`` holds levels. Classes are re-weighted by ``(n / n_k) ** power``
+    ``X`` is standardised; ``y`` holds levels; ``l2`` is one strength or one per feature. Classes are re-weighted by ``(n / n_k) ** power``
     (0.5: square-root balancing) so that rare levels are not ignored.
     """
     classes = classes_of(name)
@@ -183,7 +187,7 @@ def fit_head(
         G = (P - Y) * sw[:, None] / n
         gW = G.T @ X + l2 * W
         gb = G.sum(axis=0)
-        return nll + 0.5 * l2 * float((W * W).sum()), np.concatenate([gW.ravel(), gb])
+        return nll + 0.5 * float((l2 * W * W).sum()), np.concatenate([gW.ravel(), gb])
 
     theta0 = np.zeros(k * f + k)
     res = minimize(loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": 500})

@@ -40,6 +40,7 @@ from empa_env.offline.semantic.features import (
     reply_features,
     sentence_spans,
     sentences_of,
+    surface_features,
     user_vector,
 )
 from empa_env.offline.semantic.heads import HEAD_NAMES, Heads, file_digest
@@ -177,6 +178,9 @@ class SemanticJudger(Judger):
             )
         #: Heads trained on the pooled feature set read sentence pools too (see features.py).
         self.pooled = "max_i" in str(self.heads.meta.get("features", ""))
+        #: Heads trained with surface features read them too (questions, first person, length,
+        #: the user's words; see features.surface_features).
+        self.surface = "surface(" in str(self.heads.meta.get("features", ""))
         self.guards = tuple(guards)
         self.unsupported_language = unsupported_language
         self.name = f"semantic-{tier}"
@@ -220,6 +224,10 @@ class SemanticJudger(Judger):
             per = reply_features(np.vstack([u] * len(S)), S, S, S)
         else:
             top, per = pair_features(u, whole), pair_features(np.vstack([u] * len(S)), S)
+        if self.surface:
+            joined = " ".join(users)
+            top = np.hstack([top, surface_features(joined, reply)[None, :]])
+            per = np.hstack([per, np.stack([surface_features(joined, s) for s in sents])])
         X = np.vstack([top, per]) if spans else top
         probs = self.heads.predict(X)
         off, gated = 0.0, False
@@ -332,6 +340,15 @@ class SemanticJudger(Judger):
         smax = np.stack([s.max(axis=0) for s in S])
         smean = np.stack([s.mean(axis=0) for s in S])
         X = reply_features(U, R, smax, smean) if self.pooled else pair_features(U, R)
+        if self.surface:
+            X = np.hstack(
+                [
+                    X,
+                    np.stack(
+                        [surface_features(u, r) for u, r in zip(user_texts, replies, strict=True)]
+                    ),
+                ]
+            )
         probs = self.heads.predict(X)
         out = {}
         empty = np.array([not r.strip() for r in replies])

@@ -29,6 +29,7 @@ from empa_env.offline.semantic.features import (
     reply_features,
     sentence_pools,
     sentences_of,
+    surface_features,
     user_vector,
 )
 from empa_env.offline.semantic.heads import (
@@ -43,7 +44,7 @@ from empa_env.offline.semantic.heads import (
 from empa_env.offline.semantic.metrics import macro_f1
 
 #: L2 strength of the shipped heads (on standardised features).
-DEFAULT_L2 = 0.02
+DEFAULT_L2 = 0.3
 #: L2 of the relevance gate, and the share of on-topic replies with progress (``val``) it may cap.
 GATE_L2 = 0.05
 GATE_FALSE_RATE = 0.03
@@ -102,12 +103,22 @@ def load_records(path: Path) -> list[LabelledReply]:
     return out
 
 
-#: Feature sets: ``"pair"`` (the shipped heads) and ``"pooled"`` (pair + sentence max/mean pools
-#: and the relevance gate; experimental, see MODEL_CARD.md).
+#: Feature sets: ``"surface"`` (the shipped heads: pair features plus
+#: :func:`~empa_env.offline.semantic.features.surface_features`), ``"pair"`` and ``"pooled"``
+#: (pair + sentence max/mean pools and the relevance gate; experimental, see MODEL_CARD.md).
 FEATURE_SETS: dict[str, str] = {
+    "surface": "[r, u*r, |u-r|, cos(u,r), surface(user, reply)]",
     "pair": "[r, u*r, |u-r|, cos(u,r)]",
     "pooled": "[r, u*r, |u-r|, cos(u,r), max_i s_i, mean_i s_i]",
 }
+DEFAULT_FEATURES = "surface"
+
+
+def surface_rows(records: Sequence[LabelledReply]) -> np.ndarray:
+    """:func:`surface_features` of every record (the user's recent messages joined)."""
+    return np.stack(
+        [surface_features(" ".join(recent_user_texts(r.context)), r.reply) for r in records]
+    )
 
 
 def embed_records(
@@ -161,16 +172,23 @@ def train_heads(
     encoder: Encoder,
     l2: float = DEFAULT_L2,
     tier: str = "",
-    features: str = "pair",
+    features: str = DEFAULT_FEATURES,
+    embedded: tuple[np.ndarray, np.ndarray, list[np.ndarray]] | None = None,
 ) -> Heads:
-    """Fit the six heads on ``split == "train"`` rows, calibrate thresholds on ``val``."""
+    """Fit the six heads on ``split == "train"`` rows, calibrate thresholds on ``val``.
+
+    ``embedded``: the :func:`embed_records` result for these records and this encoder, when the
+    caller has it already (tests embed the corpus once per session).
+    """
     if features not in FEATURE_SETS:
         raise ValueError(f"features must be one of {sorted(FEATURE_SETS)}, got {features!r}")
     pooled = features == "pooled"
-    U, R, S = embed_records(records, encoder, sentences=pooled)
+    U, R, S = embedded or embed_records(records, encoder, sentences=pooled)
     if pooled:
         smax, smean = sentence_pools(S)
         X = reply_features(U, R, smax, smean).astype(np.float64)
+    elif features == "surface":
+        X = np.hstack([pair_features(U, R), surface_rows(records)]).astype(np.float64)
     else:
         X = pair_features(U, R).astype(np.float64)
     splits = np.array([r.split for r in records])
@@ -193,14 +211,14 @@ def train_heads(
             "val_accuracy": round(float((pred == y[val]).mean()), 4),
             "val_macro_f1": round(macro_f1(np.abs(y[val]), np.abs(pred)), 4),
         }
-    gate = (
-        _fit_gate(records, gate_features(U, R, S).astype(np.float64), train, val)
-        if pooled
-        else None
-    )
-    if gate is not None:
+    # The relevance gate only with pooled features: with the surface features a gate trained on
+    # the corpus's off-topic pairs also caps human-rated empathic replies that share an
+    # experience of one's own (measured on EPITOME: MODEL_CARD.md), so the shipped heads have none.
+    G = gate_features(U, R, S).astype(np.float64) if pooled else None
+    gate = _fit_gate(records, G, train, val) if G is not None else None
+    if gate is not None and G is not None:
         off = np.array(["off_topic" in r.family for r in records])
-        p = gate.proba(gate_features(U, R, S)[val]) >= gate.threshold
+        p = gate.proba(G[val]) >= gate.threshold
         report["gate"] = {
             "threshold": gate.threshold,
             "val_off_topic_caught": round(float(p[off[val]].mean()), 4) if off[val].any() else 0.0,

@@ -819,6 +819,14 @@ AFFIRM: tuple[str, ...] = (
     "Posting this took guts.", "Reaching out like this is a really good step.",
     "It's good that you wrote this down instead of keeping it in.",
     "You did the right thing telling someone.", "Getting through today was already a lot.",
+    "You're doing better than you think, honestly.", "Asking for help is a strong thing to do.",
+    "You handled that a lot better than most people would have.",
+    "The fact that you're still trying says a lot about you.",
+    "Getting out of bed on days like that counts, don't let anyone tell you otherwise.",
+    "You kept showing up even when it was this hard, that's not nothing.",
+    "Saying no to them was the right call.", "Going to that appointment was brave.",
+    "You stood up for yourself there, good for you.", "Taking a break was the smart move.",
+    "It sounds like you did everything you could.",
 )  # fmt: skip
 EMPOWER: tuple[str, ...] = (
     "You know yourself better than anyone, and you'll figure out what's right for you.",
@@ -826,6 +834,25 @@ EMPOWER: tuple[str, ...] = (
     "Whatever you decide, it's your call and you're allowed to take your time.",
     "You're clearly stronger than you give yourself credit for.",
     "You already got through a lot of this on your own, you have more in you than it feels like.",
+    "You get to decide what happens next, not them.",
+    "You're allowed to put yourself first for once.",
+    "You've done hard things before and you can do this one too, at your own pace.",
+    "It's your life, you get to set the terms.",
+    "Trust your gut on this one, it got you this far.",
+    "You don't owe anyone an explanation for taking care of yourself.",
+    "Whatever you choose, you'll handle it, you clearly care a lot.",
+)  # fmt: skip
+#: Encouragement that alludes to feelings without naming them: affective warmth (A1) only.
+ENCOURAGE: tuple[str, ...] = (
+    "It will get better, I promise.", "Things will turn around for you.",
+    "You're going to be okay.", "Don't give up, okay?", "Keep your head up.",
+    "It won't always feel like this.", "Hang on, the bad days do pass.",
+    "Better days are coming, really.", "You've got people rooting for you, including me.",
+    "You're worth so much more than this.", "Be kind to yourself tonight.",
+    "One day at a time, you'll get there.", "Don't be so hard on yourself.",
+    "You deserve to be happy.", "This isn't the end of your story.",
+    "Give yourself some credit, you're trying.", "I believe in you.",
+    "You are not a burden.", "You're not broken, you're hurting.",
 )  # fmt: skip
 GENERIC_ZERO: tuple[str, ...] = (
     "Life is weird sometimes.", "Everyone has bad days.", "It is what it is.",
@@ -874,7 +901,8 @@ REASONS = {
     "A_Prog": {1: "expresses warmth, sympathy or concern", 2: "explicit compassion naming the feeling"},
     "C_Prog": {1: "shows understanding of what they feel or went through",
                2: "interprets what the situation means to them"},
-    "P_Prog": {1: "invites them to say more or affirms what they did", 2: "hands agency back"},
+    "P_Prog": {1: "invites them to say more or affirms what they did",
+               2: "asks specifically about their situation, or hands agency back"},
 }  # fmt: skip
 
 
@@ -945,19 +973,46 @@ def _cap(s: str) -> str:
     return s[:1].upper() + s[1:]
 
 
-MOVES: dict[str, tuple[str, int, Callable[[Post, random.Random], str]]] = {
-    "warm": ("A_Prog", 1, lambda p, r: r.choice(WARM)),
-    "warm_strong": ("A_Prog", 2, lambda p, r: _fill(r.choice(WARM_STRONG), p, r)),
-    "reflect": ("C_Prog", 1, lambda p, r: _cap(_fill(r.choice(REFLECT), p, r))),
-    "shared": ("C_Prog", 1, lambda p, r: _cap(_fill(r.choice(SHARED), p, r))),
-    "interpret": ("C_Prog", 2, lambda p, r: _fill(r.choice(INTERPRET), p, r)),
-    "explore": ("P_Prog", 1, lambda p, r: _fill(r.choice(EXPLORE), p, r)),
-    "explore_topic": ("P_Prog", 1, lambda p, r: _cap(r.choice(p.topic.questions))),
-    "affirm": ("P_Prog", 1, lambda p, r: r.choice(AFFIRM)),
-    "empower": ("P_Prog", 2, lambda p, r: r.choice(EMPOWER)),
+#: Continuations of a first-person account of a similar experience (the "story" move).
+STORY_AFTER: tuple[str, ...] = (
+    "the nights were the worst part for me.", "it took me months before i felt like myself again.",
+    "i didn't tell anyone for a long time because i was ashamed.",
+    "some days i couldn't get out of bed at all.", "i kept thinking it was all my fault.",
+    "i remember lying awake replaying everything.", "people around me had no idea what was going on.",
+    "it still comes back sometimes, but it's a lot quieter now.",
+    "i felt {f} for most of that year.", "i was so {f} i stopped answering my phone.",
+    "honestly i thought it would never end.", "what got me was how alone it felt.",
+)  # fmt: skip
+
+
+def _story(post: Post, rng: random.Random) -> str:
+    """A first-person account of a similar experience, two or three sentences."""
+    lead = _cap(rng.choice(post.topic.mine)) + "."
+    tail = rng.sample(STORY_AFTER, rng.choice((1, 2)))
+    return " ".join([lead, *(_cap(_fill(t, post, rng)) for t in tail)])
+
+
+#: Reply moves: name -> (levels the sentence carries, how to write it). The labels follow the
+#: construct definitions of Sharma et al. (EMNLP 2020) mapped to EMPA's axes: warmth, compassion
+#: and encouragement that alludes to feelings are affective (A); communicated understanding and
+#: sharing a similar experience of one's own are cognitive (C); questions that invite the seeker
+#: to say more are proactive (P: generic 1, specific to their situation 2), as are affirming what
+#: they did (1) and handing agency back (2).
+MOVES: dict[str, tuple[dict[str, int], Callable[[Post, random.Random], str]]] = {
+    "warm": ({"A_Prog": 1}, lambda p, r: r.choice(WARM)),
+    "encourage": ({"A_Prog": 1}, lambda p, r: r.choice(ENCOURAGE)),
+    "warm_strong": ({"A_Prog": 2}, lambda p, r: _fill(r.choice(WARM_STRONG), p, r)),
+    "reflect": ({"C_Prog": 1}, lambda p, r: _cap(_fill(r.choice(REFLECT), p, r))),
+    "shared": ({"C_Prog": 1}, lambda p, r: _cap(_fill(r.choice(SHARED), p, r))),
+    "story": ({"C_Prog": 1}, lambda p, r: _story(p, r)),
+    "interpret": ({"C_Prog": 2}, lambda p, r: _fill(r.choice(INTERPRET), p, r)),
+    "explore": ({"P_Prog": 1}, lambda p, r: _fill(r.choice(EXPLORE), p, r)),
+    "explore_topic": ({"P_Prog": 2}, lambda p, r: _cap(r.choice(p.topic.questions))),
+    "affirm": ({"P_Prog": 1, "A_Prog": 1}, lambda p, r: r.choice(AFFIRM)),
+    "empower": ({"P_Prog": 2, "A_Prog": 1}, lambda p, r: r.choice(EMPOWER)),
 }
 #: Moves that carry the post's topic (a reply with one of them is off-topic for another post).
-TOPICAL = {"reflect", "shared", "interpret", "explore_topic"}
+TOPICAL = {"reflect", "shared", "story", "interpret", "explore_topic"}
 
 
 def _zero_sentence(post: Post, rng: random.Random) -> str:
@@ -971,8 +1026,8 @@ def reply_sentences(post: Post, rng: random.Random) -> tuple[list[_Sent], set[st
     moves: list[str] = []
     mode = rng.random()
     if mode >= 0.3:  # 70 %: at least one progress move
-        for axis_moves, p in ((("warm", "warm", "warm_strong"), 0.5),
-                              (("reflect", "shared", "interpret"), 0.45),
+        for axis_moves, p in ((("warm", "warm", "encourage", "warm_strong"), 0.5),
+                              (("reflect", "shared", "story", "interpret"), 0.45),
                               (("explore", "explore", "explore_topic", "affirm", "empower"), 0.45)):  # fmt: skip
             if rng.random() < p:
                 moves.append(rng.choice(axis_moves))
@@ -981,8 +1036,11 @@ def reply_sentences(post: Post, rng: random.Random) -> tuple[list[_Sent], set[st
     n_zero = rng.choice((0, 0, 1, 1, 2, 3)) if moves else rng.choice((1, 1, 2, 2, 3, 4))
     out: list[_Sent] = []
     for m in moves:
-        key, lvl, make = MOVES[m]
-        out.append(_Sent(make(post, rng), {key: lvl}, {key: REASONS[key][lvl]}))
+        levels, make = MOVES[m]
+        reasons = {k: REASONS[k][lv] for k, lv in levels.items()}
+        if m in ("affirm", "empower"):
+            reasons["A_Prog"] = "encourages them warmly"
+        out.append(_Sent(make(post, rng), dict(levels), reasons))
     for _ in range(n_zero):
         out.append(_Sent(_zero_sentence(post, rng), {}, {}))
     if rng.random() < 0.08:
@@ -1027,7 +1085,7 @@ def forum_records(rng: random.Random, n_posts: int, replies_per_post: int,
             sents, moves = reply_sentences(other, rng)
             if not moves & TOPICAL:
                 key = rng.choice(sorted(TOPICAL))
-                sents.insert(0, _Sent(_cap(MOVES[key][2](other, rng)), {}, {}))
+                sents.insert(0, _Sent(_cap(MOVES[key][1](other, rng)), {}, {}))
             reply = " ".join(s.text for s in sents)
             first = sents[0].text
             levels = dict.fromkeys(LEVEL_KEYS, 0)
