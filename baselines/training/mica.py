@@ -42,6 +42,12 @@ unwrapped by TRL's ``unwrap_model_for_generation`` (DDP, DeepSpeed ZeRO-3 with i
 gathered) inside TRL's ``DistributedBackend.summon_full_params`` (FSDP v1), as in TRL's
 ``GRPOTrainer``.
 
+With ``rollout_workers = N > 0`` (``empa train mica --rollout-workers N``) the episodes are played
+by ``N`` Ray actors instead (:mod:`baselines.training.mica_rollouts`): each generation ships the
+policy's weights once, every actor rebuilds the model from its configuration and plays its share
+with the same generation settings, and the learner gets the turns back and runs the same
+advantage, loss and update code. One learner process (the actors are the parallelism).
+
 :class:`MICAConfig` is a ``TrainingArguments`` dataclass (so ``HfArgumentParser`` and the CLI can
 fill it); :class:`MICATrainer` subclasses ``transformers.Trainer`` and reuses its optimiser,
 scheduler, logging, callbacks and checkpointing, plus TRL's ``RepeatSampler`` (to reuse one
@@ -149,6 +155,13 @@ class MICAConfig(TrainingArguments):
             "count differs between processes with different numbers of turns)"
         },
     )
+    rollout_workers: int = field(
+        default=0,
+        metadata={
+            "help": "play the rollouts on N Ray actors (each holding its own environments; "
+            "RAY_ADDRESS or a private local Ray); 0: in this process"
+        },
+    )
     torch_threads: int = field(
         default=DEFAULT_TORCH_THREADS,
         metadata={"help": "torch.set_num_threads for training (0: leave torch's default)"},
@@ -183,6 +196,10 @@ class MICAConfig(TrainingArguments):
             self.steps_per_generation = self.gradient_accumulation_steps
         if self.steps_per_generation < 1 or self.torch_threads < 0 or self.beta < 0:
             raise ValueError("steps_per_generation >= 1, torch_threads >= 0 and beta >= 0")
+        if self.rollout_workers < 0:
+            raise ValueError(f"rollout_workers must be >= 0, got {self.rollout_workers}")
+        if self.rollout_workers and self.reuse_prefix:
+            raise ValueError("reuse_prefix is not available with rollout_workers (yet)")
 
     @property
     def advantage(self) -> AdvantageConfig:
@@ -425,6 +442,18 @@ class MICATrainer(Trainer):
         estimator: overrides ``args.estimator`` with any callable of the estimators' signature.
         ref_model: the frozen reference of the KL term (``beta > 0``); default a copy of ``model``
             as it is when the trainer is built.
+        rollout_pool: with ``args.rollout_workers > 0``, what plays the rollouts: anything with
+            :meth:`RayRolloutPool.play`'s ``play(recipe, episodes)``; default a
+            :class:`~baselines.training.ray_rollouts.RayRolloutPool` of ``rollout_workers``
+            actors making ``gymnasium.make(args.env_id, **env_kwargs)``, started at the first
+            generation and ended by :meth:`close` (a pool passed in is left to its owner).
+
+    With ``rollout_workers > 0`` each generation ships the policy's weights to the actors once
+    (:class:`~baselines.training.mica_rollouts.LMRollout`), the actors play the episodes and
+    return their turns; advantages, tensors and the update are the same code as in-process.
+    Sampled episodes then draw from per-episode generators, so they do not depend on the number
+    of workers, but differ from ``rollout_workers=0`` (torch's global generator); greedy decoding
+    is identical (:mod:`baselines.training.mica_rollouts`).
 
     After each micro-step :attr:`pass_log` holds one row ``{"step", "pass", "ratio_dev",
     "clip_ratio"}`` (``pass`` counts the uses of the current generation from 0, ``ratio_dev`` is
@@ -441,9 +470,15 @@ class MICATrainer(Trainer):
         estimator: Estimator | None = None,
         callbacks: Sequence[Any] | None = None,
         ref_model: Any = None,
+        rollout_pool: Any = None,
     ) -> None:
         if processing_class.pad_token_id is None:
             raise ValueError("the tokenizer needs a pad token")
+        if args.rollout_workers and env_factory is not None:
+            raise ValueError(
+                "rollout_workers: the actors make their environments from env_id/env_kwargs; "
+                "an env_factory cannot be shipped to them"
+            )
         if args.torch_threads:
             torch.set_num_threads(args.torch_threads)
         if args.beta != 0.0 and ref_model is None:
@@ -462,6 +497,8 @@ class MICATrainer(Trainer):
             self.ref_model.requires_grad_(False)
         self.env_factory = env_factory or self._default_env_factory
         self._envs: list[Any] = []
+        self._rollout_pool = rollout_pool
+        self._owns_rollout_pool = False
         self.advantage_config = (
             AdvantageConfig(estimator, args.alpha, args.gamma, args.advantage_eps)
             if estimator is not None
@@ -533,13 +570,16 @@ class MICATrainer(Trainer):
         reference's when ``beta > 0``)."""
         args: MICAConfig = self.args
         k = args.num_rollouts
-        envs = self._env_pool(len(case_ids) * k)
         seed = rollout_seed(args.seed, self.state.global_step, self.accelerator.process_index)
         with self.unwrapped_for_generation() as unwrapped:
-            batch = play_episodes(
-                unwrapped, self.processing_class, envs, list(case_ids), k, args.generation,
-                seed=seed,
-            )  # fmt: skip
+            if args.rollout_workers:
+                batch = self._play_on_workers(unwrapped, list(case_ids), k, seed)
+            else:
+                envs = self._env_pool(len(case_ids) * k)
+                batch = play_episodes(
+                    unwrapped, self.processing_class, envs, list(case_ids), k, args.generation,
+                    seed=seed,
+                )  # fmt: skip
         advantages = gathered_advantages(
             self.advantage_config, batch.rewards, batch.lengths, self._gather,
             self.accelerator.process_index,
@@ -570,6 +610,21 @@ class MICATrainer(Trainer):
             self._metrics["truncated_share"].append(float(tensors.truncated.float().mean()))
         self.last_rollouts = batch
         return tensors, batch
+
+    def _play_on_workers(self, model: Any, case_ids: list[str], k: int, seed: int) -> RolloutBatch:
+        """The generation's episodes played by the rollout pool (started here the first time)."""
+        from baselines.training.mica_rollouts import LMRollout, lm_episodes, rollout_batch
+
+        if self._rollout_pool is None:
+            from baselines.training.ray_rollouts import RayRolloutPool
+
+            self._rollout_pool = RayRolloutPool(
+                int(self.args.rollout_workers), self.args.env_id, self.args.env_kwargs
+            )
+            self._owns_rollout_pool = True
+        recipe = LMRollout.of(model, self.processing_class, self.args.generation, seed)
+        played = self._rollout_pool.play(recipe, lm_episodes(case_ids, k, seed))
+        return rollout_batch(played, case_ids, k)
 
     @contextlib.contextmanager
     def unwrapped_for_generation(self) -> Iterator[Any]:
@@ -697,10 +752,13 @@ class MICATrainer(Trainer):
         super().log(logs, start_time)
 
     def close(self) -> None:
-        """Close the environments."""
+        """Close the environments (and the rollout pool the trainer started)."""
         for env in self._envs:
             env.close()
         self._envs.clear()
+        if self._owns_rollout_pool and self._rollout_pool is not None:
+            self._rollout_pool.close()
+            self._rollout_pool, self._owns_rollout_pool = None, False
 
 
 def case_dataset(case_ids: Sequence[str]) -> Any:

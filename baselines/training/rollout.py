@@ -136,16 +136,26 @@ class GenerationSettings:
 
 
 def generate_replies(
-    model: Any, tokenizer: Any, prompts: Sequence[list[int]], settings: GenerationSettings
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[list[int]],
+    settings: GenerationSettings,
+    sampler: Any = None,
+    pad_to: int | None = None,
 ) -> list[list[int]]:
-    """Sample one completion per prompt; each is cut after its first end-of-turn token."""
+    """Sample one completion per prompt; each is cut after its first end-of-turn token.
+
+    ``sampler``: a ``LogitsProcessor`` that picks each row's next token itself (every other
+    token's score ``-inf``); ``generate`` then decodes greedily, so the draws are the sampler's.
+    ``pad_to``: left-pad every prompt to at least this width (a row's logits then do not depend
+    on the lengths of its batch-mates' prompts, which move them in their last bits)."""
     import torch
 
     from baselines.training.prefix import generation_kwargs
 
     pad = tokenizer.pad_token_id
     eos = tokenizer.eos_token_id
-    width = max(len(p) for p in prompts)
+    width = max([len(p) for p in prompts] + [pad_to or 0])
     input_ids = torch.full((len(prompts), width), pad, dtype=torch.long)
     attention = torch.zeros((len(prompts), width), dtype=torch.long)
     for i, p in enumerate(prompts):
@@ -154,11 +164,16 @@ def generate_replies(
     device = next(model.parameters()).device
     was_training = model.training
     model.eval()
+    kwargs = generation_kwargs(tokenizer, settings)
+    if sampler is not None:
+        from transformers import LogitsProcessorList
+
+        for key in ("temperature", "top_p", "top_k"):
+            kwargs.pop(key, None)
+        kwargs.update(do_sample=False, logits_processor=LogitsProcessorList([sampler]))
     with torch.no_grad():
         out = model.generate(
-            input_ids=input_ids.to(device),
-            attention_mask=attention.to(device),
-            **generation_kwargs(tokenizer, settings),
+            input_ids=input_ids.to(device), attention_mask=attention.to(device), **kwargs
         )
     if was_training:
         model.train()
@@ -205,7 +220,7 @@ class _LMTurns(RolloutHooks):
                 chat_prompt_ids(self.tokenizer, h, s.max_prompt_length, s.system_prompt)
                 for h in histories
             ]
-            completions = generate_replies(self.model, self.tokenizer, prompts, s)
+            completions = self._generate(prompts)
             turns = [(p, c, len(p)) for p, c in zip(prompts, completions, strict=True)]
         replies = []
         for i, turn in zip(self._indices, turns, strict=True):
@@ -213,6 +228,10 @@ class _LMTurns(RolloutHooks):
             reply = self.tokenizer.decode(turn[1], skip_special_tokens=True).strip()
             replies.append(self.reply_filter(reply) if self.reply_filter else reply)
         return replies
+
+    def _generate(self, prompts: list[list[int]]) -> list[list[int]]:
+        """One batched ``generate`` over this turn's prompts (those of ``self._indices``)."""
+        return generate_replies(self.model, self.tokenizer, prompts, self.settings)
 
     def _stream_turn(self, index: int, history: Messages) -> tuple[list[int], list[int], int]:
         s = self.settings
