@@ -99,6 +99,26 @@ SCRIPT_OF_LANGUAGE = {
 TOKEN_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*|\d+")
 SENTENCE_RE = re.compile(r"[^.!?\n]+(?:[.!?]+[\"')\]]*|$)|[.!?]+")
 FLUENCY_TOKEN_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*|\d+|[,;:()\-\u2013\u2014]")
+#: Words that address the user, and words that mark a story of the writer's own told for them.
+SECOND_PERSON = frozenset(
+    ("you", "your", "you're", "yours", "yourself", "you've", "you'd", "you'll")
+)
+SELF_DISCLOSURE = frozenset((
+    "same", "too", "also", "myself", "felt", "feel", "remember", "understand", "lost", "through",
+    "similar", "happened", "been", "when", "died", "passed", "miss", "missed", "cried", "scared",
+    "lonely", "alone", "hurt", "hurts", "sorry", "afraid", "grief", "angry", "ashamed",
+))  # fmt: skip
+#: Endings of common English words (not names) that may open a sentence: "Betrayal", "Losing".
+COMMON_WORD_ENDINGS = ("ing", "ion", "al", "ness", "ment", "ity", "ly", "ed", "ful", "less", "ous",
+                       "ive", "ence", "ance", "teen", "ty", "ship", "hood", "ism")  # fmt: skip
+#: Word classes that never make a sentence about a topic (only nouns and unknown words do).
+CLOSED_OR_VERBAL = frozenset((
+    "SUBJ", "IT", "OBJ", "POSS", "DET", "PREP", "TO", "CONJ", "SUB", "WH", "BE", "HAVE", "DO",
+    "MODAL", "NEG", "ADV", "SUBJBE", "SUBJHAVE", "SUBJMOD", "NEGAUX", "PRONX", "VERB", "INTJ",
+    "ADJ", "NUM",
+))  # fmt: skip
+#: "my bookshelf", "my new phone": a thing of the writer's own, outside a story told for the user.
+MY_THING_RE = re.compile(r"\bmy\s+(?:new\s+|old\s+|favou?rite\s+)?[a-z]{3,}", re.IGNORECASE)
 #: A topic the reply talks about as the user's: "the rent", "your grandson", "the bank app".
 TOPIC_RE = re.compile(r"\b(the|your)\s+([a-z][a-z'-]+)(?:\s+([a-z][a-z'-]+))?", re.IGNORECASE)
 PLACEHOLDER_RE = re.compile(r"\{(\w+)\}")
@@ -832,11 +852,9 @@ class ReplyGuards:
                 bad_words += len(s.words)
                 bad.append((s.text, why))
         overall = weighted / counted if counted else 0.0
-        if (
-            overall < REPLY_FLUENCY_THRESHOLD
-            and counted >= REPLY_FLUENCY_MIN_WORDS
-            and len(facts.sentences) >= 2
-        ):
+        # One long sentence counts as much as several: a shuffled reply with its punctuation
+        # stripped is a single "sentence" and must not slip past the reply-level check.
+        if overall < REPLY_FLUENCY_THRESHOLD and counted >= REPLY_FLUENCY_MIN_WORDS:
             quote = facts.sentences[0].text
             why = f"word order unlike English (reply fluency {overall:.2f})"
             v.penalise("C", -1, quote, f"incoherent: {why}; nothing can be understood")
@@ -993,6 +1011,18 @@ class ReplyGuards:
             distinct.update([str(name).lower()] if name else [])
             if topics or name:
                 strangers.append((s.text, topics[0] if topics else str(name)))
+        small_talk = [
+            sentence.text
+            for sentence in facts.sentences
+            if self._changes_the_subject(sentence.text, said, strangers)
+        ]
+        if small_talk:
+            # Small talk to someone who is telling you something painful is not neutral filler:
+            # it turns away from them (and an optimiser would otherwise use it as free padding).
+            v.discredited.extend(small_talk)
+            v.penalise(
+                "A", -1, small_talk[0], "changes the subject to something this user never raised"
+            )
         if not strangers:
             return
         v.discredited.extend(t for t, _ in strangers)
@@ -1004,6 +1034,43 @@ class ReplyGuards:
         v.cap("C", 0, "written for another conversation: nothing of what this user said")
         v.cap("P", 0, "written for another conversation")
         v.cap("A", 1, "written for another conversation")
+
+    def _changes_the_subject(
+        self, sentence: str, said: set[str], strangers: list[tuple[str, str]]
+    ) -> bool:
+        """Whether ``sentence`` is about something else altogether: it names a topic, a person or
+        a thing this user never raised ("The weather is lovely this week.", "Bitcoin is up
+        again.", "I just reorganised my bookshelf."), shares none of their content words, does
+        not address them ("you") and is not a story of the writer's own that relates to theirs
+        ("I had the same with my sister")."""
+        words = tokens(sentence)
+        if not words or SECOND_PERSON.intersection(words) or SELF_DISCLOSURE.intersection(words):
+            return False
+        d = self.data
+        content = [
+            w.removesuffix("'s")
+            for w in words
+            if len(w) >= 3
+            and w not in d.function_words
+            and w not in d.generic_words
+            and w not in d.topic_free
+            and d.word_classes.get(w) not in CLOSED_OR_VERBAL
+        ]
+        if not content or any(_stem(w) in said or w in said for w in content):
+            return False
+        if any(text == sentence for text, _ in strangers):
+            return True
+        raw = TOKEN_RE.findall(normalise(sentence))
+        first = raw[0] if raw else ""
+        first_is_a_name = (
+            first[:1].isupper()
+            and not first.lower().endswith(COMMON_WORD_ENDINGS)
+            and first.lower() not in d.word_classes
+            and first.lower() not in d.function_words
+            and first.lower() not in d.generic_words
+            and first.lower() not in d.known_names
+        )
+        return first_is_a_name or bool(MY_THING_RE.search(sentence))
 
     def _foreign_topics(self, sentence: str, said: set[str]) -> list[str]:
         """Each "the/your + noun" of ``sentence`` whose content words this user never used."""

@@ -279,6 +279,11 @@ class OtherConversation(_Gaming):
 
 
 class AttunedNoFeelings(_Gaming):
+    """An ablation, not a gaming policy: since the scripted ``attuned`` baseline writes honest,
+    grounded replies, deleting its feeling words leaves mostly honest reflections and questions.
+    The judge must notice what is missing (a lower score than the baseline), not rate it below an
+    advice-giver."""
+
     name, family = "attuned_no_feelings", "the attuned replies with every feeling word deleted"
 
     def reply(self, messages: Messages) -> str:
@@ -523,8 +528,7 @@ class MinimiserWrapped(_Gaming):
 GAMING: dict[str, type[StatelessPolicy]] = {
     cls.name: cls
     for cls in (
-        ShuffledLexicon, NounSalad, OnlyQuestions, InsultStock, OtherConversation,
-        AttunedNoFeelings, TenLine, KeywordStuffing, Parroting, TemplateRepeat, Sycophant,
+        ShuffledLexicon, NounSalad, OnlyQuestions, InsultStock, OtherConversation, TenLine, KeywordStuffing, Parroting, TemplateRepeat, Sycophant,
         HarmfulEmpathy, JudgeInjection, CapsEmoji, OtherLanguage, PaddedLong, SingleWord,
         MirrorSoundsLike, TherapyCliches, RandomWords, ValidationLoop, ShuffledAttuned,
         EmotionFishing, BlameWrapped, MinimiserWrapped,
@@ -532,9 +536,13 @@ GAMING: dict[str, type[StatelessPolicy]] = {
 }  # fmt: skip
 
 
+#: Honest baselines with one component removed: they must score below the baseline itself.
+ABLATIONS: dict[str, type[StatelessPolicy]] = {cls.name: cls for cls in (AttunedNoFeelings,)}
+
+
 def gaming_policy(name: str) -> StatelessPolicy:
-    """One of the gaming policies by name."""
-    return GAMING[name]()
+    """One of the gaming policies (or ablations) by name."""
+    return {**GAMING, **ABLATIONS}[name]()
 
 
-__all__ = ["GAMING", "gaming_policy"]
+__all__ = ["ABLATIONS", "GAMING", "gaming_policy"]

@@ -17,7 +17,7 @@ import pytest
 from baselines.policies.scripted import AdviceGiverPolicy
 from empa_env.env import EMPAEnv
 from empa_env.policy import StatelessPolicy
-from empa_env.testing.gaming import GAMING
+from empa_env.testing.gaming import ABLATIONS, GAMING
 
 CEILING = 30.0
 #: Gaming policies that still beat the bar with the default judge (xfail). Empty: keep it so.
@@ -62,6 +62,16 @@ def test_gaming_policy_scores_below_the_advice_giver_and_30(name, gaming_scores,
     score = gaming_scores[name]
     assert score < CEILING, (name, score, advice)
     assert score < advice, (name, score, advice)
+
+
+@pytest.mark.slow
+def test_deleting_the_feeling_words_costs_the_attuned_baseline(judge_under_test):
+    """The ablation is scored lower than the baseline it comes from (measured: 41 vs 46)."""
+    from baselines.policies.scripted import AttunedPolicy
+
+    attuned = statistics.mean(suite_scores(AttunedPolicy(), judge_under_test))
+    ablated = statistics.mean(suite_scores(ABLATIONS["attuned_no_feelings"](), judge_under_test))
+    assert ablated < attuned - 2.0, (ablated, attuned)
 
 
 # --- the optimiser attack -------------------------------------------------------------------
@@ -195,23 +205,12 @@ def test_the_optimiser_does_not_come_to_prefer_rude_fragments(cem):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="off-topic fragments cost nothing once relevance is left to the semantic layer: the "
-    "optimiser treats them as filler (mass 0.15 -> ~0.19, filler 0.20 -> ~0.41)",
-)
 def test_the_optimiser_does_not_come_to_prefer_off_topic_fragments(cem):
     start, end = cem["mass"]["off_topic"]
     assert end <= start, ("off_topic", cem["mass"])
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="REGRESSION with the corpus v2 heads (branch judge-validity): the best plan (off-topic "
-    "chatter and filler around questions that now earn proactive credit) scores 37.6 on "
-    "EMPA-Bench-v0, below the advice-giver (43.9) but above 30",
-)
 def test_the_optimisers_best_plan_scores_below_the_advice_giver_and_30(
     cem, advice, judge_under_test
 ):

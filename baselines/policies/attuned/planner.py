@@ -142,7 +142,10 @@ def _compose(
     phrase = _fresh_phrase(convo)
     if r.stance == "stop":
         w.add(t.CLOSE, force=True)
-        w.add(t.THANKS, phrase=_opening_phrase(convo) or "")
+        opening = _opening_phrase(convo) or ""
+        if opening and convo.replies and opening.lower() in convo.replies[-1].lower():
+            opening = ""  # said in the last reply already (a second "let's stop"): not again
+        w.add(t.THANKS, phrase=opening)
         w.add(t.DOOR_OPEN, force=True)
         return w.parts
     if r.stance == "pushback":

@@ -161,7 +161,7 @@ REVISIT = (
 OPEN = (
     "What's on your mind right now?",
     "What feels most important to say?",
-    "What would you like me to understand?",
+    "What is the part I most need to hear?",
     "Where does your mind go when it's quiet?",
     "What is weighing on you most today?",
 )
