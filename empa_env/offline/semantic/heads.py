@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import minimize
-from scipy.special import logsumexp, softmax
 
 HEAD_NAMES: tuple[str, ...] = ("C_Prog", "A_Prog", "P_Prog", "C_Neg", "A_Neg", "P_Neg")
 PROG_CLASSES: tuple[int, ...] = (0, 1, 2)
@@ -44,7 +42,7 @@ class Head:
         return classes_of(self.name)
 
     def proba(self, X: np.ndarray) -> np.ndarray:
-        return softmax(X @ self.W.T + self.b, axis=1)
+        return _softmax(X @ self.W.T + self.b)
 
     def expected(self, P: np.ndarray) -> np.ndarray:
         """Expected level (signed: negative for Neg heads)."""
@@ -79,6 +77,8 @@ class Gate:
 
 def fit_gate(X: np.ndarray, y: np.ndarray, l2: float) -> tuple[np.ndarray, float]:
     """Balanced binary logistic regression with L2 by L-BFGS from zeros (deterministic)."""
+    from scipy.optimize import minimize  # training only: scipy.optimize is slow to import
+
     n, f = X.shape
     pos = max(float(y.sum()), 1.0)
     sw = np.where(y == 1, n / (2 * pos), n / (2 * max(n - pos, 1.0)))
@@ -166,6 +166,9 @@ def fit_head(
     ``X`` is standardised; ``y`` holds levels; ``l2`` is one strength or one per feature. Classes are re-weighted by ``(n / n_k) ** power``
     (0.5: square-root balancing) so that rare levels are not ignored.
     """
+    from scipy.optimize import minimize  # training only: slow to import
+    from scipy.special import logsumexp
+
     classes = classes_of(name)
     k = len(classes)
     n, f = X.shape
@@ -211,3 +214,9 @@ def calibrate(head: Head, X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
             if f1 > best[0] + 1e-12:
                 best = (f1, (float(t1), float(t2)))
     return best[1]
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    """Row-wise softmax, as scipy.special.softmax computes it (max-shifted), without scipy."""
+    e = np.exp(z - np.max(z, axis=1, keepdims=True))
+    return e / np.sum(e, axis=1, keepdims=True)
