@@ -187,6 +187,21 @@ def invalid_reason(metrics: dict[str, Any], max_failure_share: float) -> str:
     return ""
 
 
+def shared_environment(env_config: EnvConfig, cases: Sequence[Case]) -> tuple[EMPAEnv, EnvConfig]:
+    """One environment that resolves the roles and the reward once, and the configuration every
+    episode's environment is built from so that they all share those instances."""
+    template = EMPAEnv(config=env_config.replace(case_pool=list(cases)))
+    roles = template.roles
+    shared = env_config.replace(
+        case_pool=None,
+        actor=roles.actor,
+        director=roles.director,
+        judger=roles.judger,
+        reward=template.reward_fn,
+    )
+    return template, shared
+
+
 async def play_episode(env: EMPAEnv, policy: Policy, case: Case, seed: int) -> dict[str, Any]:
     """One whole episode through the async API (:func:`empa_env.rollout.aplay_episode`);
     returns the final ``info``."""
@@ -228,16 +243,8 @@ async def run_benchmark(
         else executor
     )
     _label, suite_version, cases = config.load_cases()
-    # One environment resolves the roles and the reward once; every episode shares them.
-    template = EMPAEnv(config=config.env.replace(case_pool=cases))
+    template, shared = shared_environment(config.env, cases)
     roles = template.roles
-    shared = config.env.replace(
-        case_pool=None,
-        actor=roles.actor,
-        director=roles.director,
-        judger=roles.judger,
-        reward=template.reward_fn,
-    )
     loaded = (
         list(policies)
         if policies is not None

@@ -143,22 +143,14 @@ def _prepare(run: RemoteRun) -> _Prepared:
     prepared = _PREPARED.get(run.token)
     if prepared is not None:
         return prepared
-    from benchmarks.runner import _nee_panel
-    from empa_env.env import EMPAEnv
+    from benchmarks.runner import _nee_panel, shared_environment
     from empa_env.policy import load_policy
 
     for token in list(_PREPARED):  # one run at a time per worker is the common case
         _PREPARED.pop(token).loop.close()
     config = run.config
-    template = EMPAEnv(config=config.env.replace(case_pool=list(run.cases)))
+    template, shared = shared_environment(config.env, run.cases)
     roles = template.roles
-    shared = config.env.replace(
-        case_pool=None,
-        actor=roles.actor,
-        director=roles.director,
-        judger=roles.judger,
-        reward=template.reward_fn,
-    )
     policies = [load_policy(s, **config.env.llm_options) for s in run.policy_specs]
     for policy, name in zip(policies, run.policy_names, strict=True):
         policy.name = name
