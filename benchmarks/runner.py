@@ -10,7 +10,6 @@ episode to the store at once, with a progress bar; a rerun skips what is already
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import sys
 from collections.abc import Sequence
@@ -20,123 +19,20 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm.auto import tqdm
 
+from benchmarks.config import BenchConfig
+from benchmarks.episodes import (
+    add_usage,
+    nee_panel,
+    shared_environment,
+)
 from benchmarks.store import EpisodeRow, RunStore, episode_key
-from empa_env import __version__
 from empa_env.backends import Roles
-from empa_env.cases.loader import case_files, load_directory
-from empa_env.cases.schema import Case
-from empa_env.cases.suites import load_suite
-from empa_env.config import EnvConfig
-from empa_env.env import EMPAEnv
 from empa_env.errors import UserError
 from empa_env.llm.client import auth_failure, clear_auth_failure
 from empa_env.policy import Policy, load_policy
-from empa_env.rollout import aplay_episode
-from epm.episode import evaluate
-from epm.nee import fcs
-from epm.trajectory import Trajectory
 
 if TYPE_CHECKING:
     from benchmarks.executors import EpisodeOutcome, Executor
-
-
-@dataclass
-class BenchConfig:
-    """Everything that defines a run's results (the store refuses to mix configurations): the
-    environment's configuration, the suite (or a folder of case files), the selection of cases,
-    the seeds and the NEE panel."""
-
-    env: EnvConfig = field(default_factory=EnvConfig)
-    suite: str = "empa30-v1"
-    seeds: int = 1
-    #: LiteLLM models of the NEE panel; empty = no NEE (and no FCS) in the results.
-    nee_judges: list[str] = field(default_factory=list)
-    #: A folder of case files to run instead of ``suite`` (no entry point or manifest needed).
-    cases_dir: str | None = None
-    #: Run only these case ids (in this order); empty = every case.
-    case_ids: list[str] = field(default_factory=list)
-    #: Run only the first N cases (after ``case_ids``); ``None`` = all.
-    limit: int | None = None
-
-    #: Before the run, one short call per LLM role, LLM policy and NEE judge checks it answers.
-    preflight: bool = True
-    #: This many episodes in a row failing with the same error stop the run (0: never).
-    max_identical_failures: int = 5
-    #: An episode whose share of failed judgements exceeds this is invalid: kept and shown,
-    #: never ranked, played again by a rerun (a run that never got a judgement is no result).
-    max_judge_failure_share: float = 0.2
-
-    def __post_init__(self) -> None:
-        if self.seeds < 1:
-            raise UserError(f"--seeds must be >= 1, got {self.seeds}")
-        if self.limit is not None and self.limit < 1:
-            raise UserError(f"--limit must be >= 1, got {self.limit}")
-        if self.max_identical_failures < 0:
-            raise UserError(
-                f"--max-identical-failures must be >= 0, got {self.max_identical_failures}"
-            )
-        if not 0.0 <= self.max_judge_failure_share <= 1.0:
-            raise UserError(
-                f"max_judge_failure_share must be in [0, 1], got {self.max_judge_failure_share}"
-            )
-
-    @property
-    def selected(self) -> bool:
-        return bool(self.case_ids) or self.limit is not None
-
-    def load_cases(self) -> tuple[str, int | str, list[Case]]:
-        """``(label, version, cases)``: the suite's or the folder's cases, then the selection.
-
-        A folder's version is the sha256 of its case files, so edited cases are another run."""
-        if self.cases_dir is not None:
-            folder = Path(self.cases_dir)
-            if not folder.is_dir():
-                raise UserError(f"--cases {folder}: not a directory of case files")
-            files = case_files(folder)
-            if not files:
-                raise UserError(f"--cases {folder}: no case files (*.yaml, *.json) in it")
-            digest = hashlib.sha256()
-            for file in files:
-                digest.update(file.name.encode() + b"\0" + file.read_bytes())
-            label: str = f"dir:{folder.resolve()}"
-            version: int | str = f"sha256:{digest.hexdigest()[:16]}"
-            cases = list(load_directory(folder))
-        else:
-            suite = load_suite(self.suite)
-            label, version, cases = self.suite, suite.version, list(suite.cases)
-        if self.case_ids:
-            by_id = {c.id: c for c in cases}
-            unknown = [i for i in self.case_ids if i not in by_id]
-            if unknown:
-                known = ", ".join(list(by_id)[:5]) + (", ..." if len(by_id) > 5 else "")
-                raise UserError(
-                    f"--case {', '.join(unknown)}: not in {label} ({len(by_id)} cases: {known}); "
-                    "`empa cases list` shows them"
-                )
-            cases = [by_id[i] for i in dict.fromkeys(self.case_ids)]
-        if self.limit is not None:
-            cases = cases[: self.limit]
-        return label, version, cases
-
-    def fingerprint_config(
-        self, env: EMPAEnv, suite_version: int, case_ids: Sequence[str]
-    ) -> dict[str, Any]:
-        """The configuration that results depend on: the env's resolved configuration
-        (:meth:`EMPAEnv.describe`, API keys never included), the suite and its cases, the panel."""
-        config: dict[str, Any] = {
-            "suite": self.suite,
-            "suite_version": suite_version,
-            "cases": list(case_ids),
-            "env": env.describe(),
-            "nee_judges": list(self.nee_judges),
-            "max_judge_failure_share": self.max_judge_failure_share,
-            "package_version": __version__,
-        }
-        if self.cases_dir is not None:
-            config["suite"] = f"dir:{Path(self.cases_dir).resolve()}"
-        if self.selected:  # only then, so runs without a selection keep their fingerprint
-            config["selection"] = {"case_ids": list(self.case_ids), "limit": self.limit}
-        return config
 
 
 @dataclass(frozen=True)
@@ -187,41 +83,6 @@ def invalid_reason(metrics: dict[str, Any], max_failure_share: float) -> str:
     return ""
 
 
-def shared_environment(env_config: EnvConfig, cases: Sequence[Case]) -> tuple[EMPAEnv, EnvConfig]:
-    """One environment that resolves the roles and the reward once, and the configuration every
-    episode's environment is built from so that they all share those instances."""
-    template = EMPAEnv(config=env_config.replace(case_pool=list(cases)))
-    roles = template.roles
-    shared = env_config.replace(
-        case_pool=None,
-        actor=roles.actor,
-        director=roles.director,
-        judger=roles.judger,
-        reward=template.reward_fn,
-    )
-    return template, shared
-
-
-async def play_episode(env: EMPAEnv, policy: Policy, case: Case, seed: int) -> dict[str, Any]:
-    """One whole episode through the async API (:func:`empa_env.rollout.aplay_episode`);
-    returns the final ``info``."""
-    episode = await aplay_episode(env, policy, case=case, seed=seed)
-    return episode.info
-
-
-async def play_and_score(
-    shared_env: EnvConfig, policy: Policy, case: Case, seed: int, panel: Any = None
-) -> tuple[dict[str, Any], Trajectory]:
-    """One episode played and scored: ``(metrics, trajectory)``, the same code whichever executor
-    plays it (``shared_env`` has the roles resolved; ``panel`` adds NEE and FCS)."""
-    env = EMPAEnv([case], config=shared_env)
-    await play_episode(env, policy, case, seed)
-    metrics = evaluate(env.trajectory, env.config)  # the JSON-safe record
-    if panel is not None:
-        metrics.update(await score_nee(panel, case, env, metrics["EPM_Index"]))
-    return metrics, env.trajectory
-
-
 async def run_benchmark(
     config: BenchConfig,
     policy_specs: Sequence[str],
@@ -253,7 +114,7 @@ async def run_benchmark(
     names = [p.name for p in loaded]
     if len(set(names)) != len(names):
         raise ValueError(f"two policies share a name in {names}; rename one with NAME=SPEC")
-    panel = _nee_panel(config)
+    panel = nee_panel(config)
     clear_auth_failure()  # a refused key of an earlier run in this process is not this run's
     if config.preflight:
         await preflight([*_llm_parts(roles, loaded, panel)])
@@ -403,61 +264,3 @@ async def preflight(parts: Sequence[tuple[str, Any]]) -> None:
     problems = [p for p in await asyncio.gather(*(check(w, c) for w, c in parts)) if p]
     if problems:
         raise RunStopped(problems[0] if len(problems) == 1 else " | ".join(problems))
-
-
-def _nee_panel(config: BenchConfig) -> Any:
-    if not config.nee_judges:
-        return None
-    from empa_env.llm.client import ClientConfig
-    from empa_env.llm.nee import NEEPanel
-
-    client_fields = set(ClientConfig.__dataclass_fields__) - {"model"}
-    options = {k: v for k, v in config.env.llm_options.items() if k in client_fields}
-    return NEEPanel(config.nee_judges, **options)
-
-
-async def score_nee(panel: Any, case: Case, env: EMPAEnv, epm_index: float) -> dict[str, Any]:
-    """The NEE panel's verdict on a finished episode, and FCS = 0.6 EPM-Index + 0.4 NEE.
-
-    When every judge of the panel failed, NEE and FCS stay empty and the failures are recorded in
-    the trajectory (``meta["nee"]``) and counted in ``nee_failures``: never a silent zero.
-    """
-    outcome = await panel.aevaluate(case, env.trajectory)
-    detail = outcome.as_dict()
-    env.trajectory.meta["nee"] = detail
-    nee = outcome.nee
-    return {
-        "NEE": nee,
-        "NEE_std": detail["nee_std"],
-        "naturalness": detail["naturalness"],
-        "pacing": detail["pacing"],
-        "narrative_arc": detail["narrative_arc"],
-        "nee_failures": len(outcome.failures),
-        "FCS": None if nee is None else fcs(epm_index, nee),
-    }
-
-
-def add_usage(earlier: Any, now: Any) -> Any:
-    """Two ledgers added up: numbers summed, mappings merged key by key (a resumed run's total)."""
-    if isinstance(earlier, dict) and isinstance(now, dict):
-        return {k: add_usage(earlier.get(k), now.get(k)) for k in {**earlier, **now}}
-    if earlier is None:
-        return now
-    if now is None:
-        return earlier
-    if isinstance(earlier, int | float) and isinstance(now, int | float):
-        return earlier + now
-    return now
-
-
-def run_usage(roles: Roles, policies: Sequence[Policy]) -> dict[str, Any]:
-    """Calls, cache hits, tokens and cost so far, per LLM role and per LLM policy."""
-    usage: dict[str, Any] = {}
-    for kind in ("actor", "director", "judger"):
-        role = getattr(roles, kind)
-        if hasattr(role, "usage"):
-            usage[kind] = role.usage()
-    for policy in policies:
-        if hasattr(policy, "usage"):
-            usage[f"policy:{policy.name}"] = policy.usage()
-    return usage

@@ -29,7 +29,13 @@ import numpy as np
 import pandas as pd
 
 from baselines.advantages import AdvantageConfig
-from baselines.training.strategy import STRATEGIES, STRATEGY_NAMES, build_policy, features
+from baselines.training.strategy import (
+    STRATEGIES,
+    STRATEGY_NAMES,
+    EpisodeBatch,
+    build_policy,
+    features,
+)
 from empa_env.rollout import RolloutHooks, Step, play_lockstep
 
 METHODS: dict[str, str] = {
@@ -65,17 +71,6 @@ class ExperimentConfig:
     #: the ``ray`` extra); 0 = in this process. With workers, each episode samples from its own
     #: generator, so results are the same for any number of workers (not the same as 0's).
     rollout_workers: int = 0
-
-
-@dataclass
-class EpisodeBatch:
-    """``B x K`` episodes: padded rewards/lengths, and per turn the features and the action."""
-
-    rewards: np.ndarray  # (B, K, T)
-    lengths: np.ndarray  # (B, K)
-    feats: np.ndarray  # (B, K, T, D)
-    actions: np.ndarray  # (B, K, T)
-    epm: list[dict[str, Any]]  # one per episode, row-major (b, k)
 
 
 def _make_env(env_id: str, kwargs: dict[str, Any]) -> Any:

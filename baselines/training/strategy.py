@@ -19,6 +19,7 @@ import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -251,8 +252,19 @@ def build_policy(hidden: int = 64, seed: int = 0) -> object:
     return net
 
 
+@dataclass
+class EpisodeBatch:
+    """``B x K`` episodes: padded rewards/lengths, and per turn the features and the action."""
+
+    rewards: np.ndarray  # (B, K, T)
+    lengths: np.ndarray  # (B, K)
+    feats: np.ndarray  # (B, K, T, D)
+    actions: np.ndarray  # (B, K, T)
+    epm: list[dict[str, Any]]  # one per episode, row-major (b, k)
+
+
 __all__ = [
     "FEATURE_DIM", "FEELINGS", "N_STRATEGIES", "SINGLE_STRATEGIES", "STRATEGIES", "STRATEGY_NAMES",
-    "Strategy",
+    "EpisodeBatch", "Strategy",
     "build_policy", "features", "last_feeling", "user_words",
 ]  # fmt: skip

@@ -11,7 +11,7 @@ draws nothing and equals the experiment's own loop exactly.
 
 :func:`strategy_episodes` numbers the episodes as the experiment does (``b * K + k``, reset seed
 ``seed * 10007 + index``); :func:`episode_batch` turns played episodes into the experiment's
-:class:`~baselines.training.experiment.EpisodeBatch`, ready for the advantage estimators.
+:class:`~baselines.training.strategy.EpisodeBatch`, ready for the advantage estimators.
 """
 
 from __future__ import annotations
@@ -23,9 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from baselines.training.experiment import EpisodeBatch
 from baselines.training.ray_rollouts import EpisodeSpec, PlayedEpisode
-from baselines.training.strategy import STRATEGIES, build_policy, features
+from baselines.training.strategy import STRATEGIES, EpisodeBatch, build_policy, features
 from empa_env.rollout import RolloutHooks, Step
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from benchmarks.runner import BenchConfig
+    from benchmarks.config import BenchConfig
     from empa_env.backends import Roles
     from empa_env.cases.schema import Case
     from empa_env.config import EnvConfig

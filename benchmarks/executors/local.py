@@ -28,7 +28,7 @@ class LocalExecutor:
         record: Record,
         stopping: Callable[[], bool],
     ) -> None:
-        from benchmarks.runner import play_and_score
+        from benchmarks.episodes import play_and_score
 
         self._work = work
         semaphore = asyncio.Semaphore(self.concurrency)
@@ -52,7 +52,7 @@ class LocalExecutor:
         await asyncio.gather(*(one(job) for job in jobs))
 
     def usage(self) -> dict[str, Any]:
-        from benchmarks.runner import run_usage
+        from benchmarks.episodes import run_usage
 
         if self._work is None:
             return {}

@@ -4,7 +4,7 @@ The driver (the ``empa bench`` process) ships one :class:`RemoteRun` to the clus
 (the benchmark configuration with role *specs*, the cases, the policy specs) and submits one task
 per (policy, case, seed). A worker rebuilds the roles and policies from the specs once per run
 (cached in the worker process), plays the episode with the same code as the local executor
-(:func:`benchmarks.runner.play_and_score`) and returns the metrics and the trajectory; the driver
+(:func:`benchmarks.episodes.play_and_score`) and returns the metrics and the trajectory; the driver
 commits each to the run's SQLite store, once. Only the driver touches the store.
 
 Failures: an exception inside an episode is an episode error (recorded, like locally, never
@@ -119,7 +119,7 @@ class RemoteRun:
     """What a worker needs to play any episode of a run (shipped once through the object store)."""
 
     token: str
-    config: Any  # benchmarks.runner.BenchConfig with role specs, not instances
+    config: Any  # benchmarks.config.BenchConfig with role specs, not instances
     cases: list[Any]
     policy_specs: list[Any]
     policy_names: list[str]
@@ -143,7 +143,7 @@ def _prepare(run: RemoteRun) -> _Prepared:
     prepared = _PREPARED.get(run.token)
     if prepared is not None:
         return prepared
-    from benchmarks.runner import _nee_panel, shared_environment
+    from benchmarks.episodes import nee_panel, shared_environment
     from empa_env.policy import load_policy
 
     for token in list(_PREPARED):  # one run at a time per worker is the common case
@@ -154,7 +154,7 @@ def _prepare(run: RemoteRun) -> _Prepared:
     policies = [load_policy(s, **config.env.llm_options) for s in run.policy_specs]
     for policy, name in zip(policies, run.policy_names, strict=True):
         policy.name = name
-    prepared = _Prepared(shared, roles, policies, _nee_panel(config), asyncio.new_event_loop())
+    prepared = _Prepared(shared, roles, policies, nee_panel(config), asyncio.new_event_loop())
     _PREPARED[run.token] = prepared
     return prepared
 
@@ -163,7 +163,7 @@ def play_remote(run: RemoteRun, job: EpisodeJob) -> EpisodeOutcome:
     """The body of one episode task (runs in a Ray worker; importable so Ray ships it by name)."""
     import ray
 
-    from benchmarks.runner import play_and_score, run_usage
+    from benchmarks.episodes import play_and_score, run_usage
     from empa_env.llm.client import auth_failure
 
     where = f"{ray.get_runtime_context().get_node_id()[:8]}/{os.getpid()}"
@@ -237,7 +237,7 @@ class RayExecutor:
         stopping: Callable[[], bool],
     ) -> None:
         ray = import_ray()
-        from benchmarks.runner import add_usage
+        from benchmarks.episodes import add_usage
 
         self.connect()
         try:

@@ -76,7 +76,7 @@ def test_invalid_episodes_are_shown_not_ranked_and_replayed(tmp_path, capsys):
 
 
 def test_usage_ledgers_add_up_across_resumed_processes():
-    from benchmarks.runner import add_usage
+    from benchmarks.episodes import add_usage
 
     first = {"judger": {"requests": 10, "cost_usd": 0.5, "failures": {"auth": 1}}}
     second = {"judger": {"requests": 4, "cost_usd": 0.25, "failures": {"timeout": 2}},

@@ -1,0 +1,111 @@
+"""One episode of a benchmark run, played and scored the same way by every executor: the shared
+roles (:func:`shared_environment`), :func:`play_and_score`, the NEE panel and usage ledgers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from benchmarks.config import BenchConfig
+from empa_env.backends import Roles
+from empa_env.cases.schema import Case
+from empa_env.config import EnvConfig
+from empa_env.env import EMPAEnv
+from empa_env.policy import Policy
+from empa_env.rollout import aplay_episode
+from epm.episode import evaluate
+from epm.nee import fcs
+from epm.trajectory import Trajectory
+
+
+def shared_environment(env_config: EnvConfig, cases: Sequence[Case]) -> tuple[EMPAEnv, EnvConfig]:
+    """One environment that resolves the roles and the reward once, and the configuration every
+    episode's environment is built from so that they all share those instances."""
+    template = EMPAEnv(config=env_config.replace(case_pool=list(cases)))
+    roles = template.roles
+    shared = env_config.replace(
+        case_pool=None,
+        actor=roles.actor,
+        director=roles.director,
+        judger=roles.judger,
+        reward=template.reward_fn,
+    )
+    return template, shared
+
+
+async def play_episode(env: EMPAEnv, policy: Policy, case: Case, seed: int) -> dict[str, Any]:
+    """One whole episode through the async API (:func:`empa_env.rollout.aplay_episode`);
+    returns the final ``info``."""
+    episode = await aplay_episode(env, policy, case=case, seed=seed)
+    return episode.info
+
+
+async def play_and_score(
+    shared_env: EnvConfig, policy: Policy, case: Case, seed: int, panel: Any = None
+) -> tuple[dict[str, Any], Trajectory]:
+    """One episode played and scored: ``(metrics, trajectory)``, the same code whichever executor
+    plays it (``shared_env`` has the roles resolved; ``panel`` adds NEE and FCS)."""
+    env = EMPAEnv([case], config=shared_env)
+    await play_episode(env, policy, case, seed)
+    metrics = evaluate(env.trajectory, env.config)  # the JSON-safe record
+    if panel is not None:
+        metrics.update(await score_nee(panel, case, env, metrics["EPM_Index"]))
+    return metrics, env.trajectory
+
+
+def nee_panel(config: BenchConfig) -> Any:
+    if not config.nee_judges:
+        return None
+    from empa_env.llm.client import ClientConfig
+    from empa_env.llm.nee import NEEPanel
+
+    client_fields = set(ClientConfig.__dataclass_fields__) - {"model"}
+    options = {k: v for k, v in config.env.llm_options.items() if k in client_fields}
+    return NEEPanel(config.nee_judges, **options)
+
+
+async def score_nee(panel: Any, case: Case, env: EMPAEnv, epm_index: float) -> dict[str, Any]:
+    """The NEE panel's verdict on a finished episode, and FCS = 0.6 EPM-Index + 0.4 NEE.
+
+    When every judge of the panel failed, NEE and FCS stay empty and the failures are recorded in
+    the trajectory (``meta["nee"]``) and counted in ``nee_failures``: never a silent zero.
+    """
+    outcome = await panel.aevaluate(case, env.trajectory)
+    detail = outcome.as_dict()
+    env.trajectory.meta["nee"] = detail
+    nee = outcome.nee
+    return {
+        "NEE": nee,
+        "NEE_std": detail["nee_std"],
+        "naturalness": detail["naturalness"],
+        "pacing": detail["pacing"],
+        "narrative_arc": detail["narrative_arc"],
+        "nee_failures": len(outcome.failures),
+        "FCS": None if nee is None else fcs(epm_index, nee),
+    }
+
+
+def add_usage(earlier: Any, now: Any) -> Any:
+    """Two ledgers added up: numbers summed, mappings merged key by key (a resumed run's total)."""
+    if isinstance(earlier, dict) and isinstance(now, dict):
+        return {k: add_usage(earlier.get(k), now.get(k)) for k in {**earlier, **now}}
+    if earlier is None:
+        return now
+    if now is None:
+        return earlier
+    if isinstance(earlier, int | float) and isinstance(now, int | float):
+        return earlier + now
+    return now
+
+
+def run_usage(roles: Roles, policies: Sequence[Policy]) -> dict[str, Any]:
+    """Calls, cache hits, tokens and cost so far, per LLM role and per LLM policy."""
+    usage: dict[str, Any] = {}
+    for kind in ("actor", "director", "judger"):
+        role = getattr(roles, kind)
+        if hasattr(role, "usage"):
+            usage[kind] = role.usage()
+    for policy in policies:
+        if hasattr(policy, "usage"):
+            usage[f"policy:{policy.name}"] = policy.usage()
+    return usage
