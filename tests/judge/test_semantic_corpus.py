@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import asdict
 
 import pytest
 
@@ -26,7 +25,7 @@ def shipped():
 
 
 def test_generation_is_deterministic_and_matches_the_shipped_file(shipped):
-    again = [json.loads(json.dumps(asdict(r), ensure_ascii=False)) for r in generate()]
+    again = [json.loads(json.dumps(r.to_json(), ensure_ascii=False)) for r in generate()]
     assert again == shipped
     other = generate(CorpusConfig(seed=99, pool_cases=5))
     assert [r.reply for r in other] != [r["reply"] for r in shipped[: len(other)]]
@@ -66,3 +65,59 @@ def test_splits_are_by_case(shipped):
 
 def test_reflection_turns_first_person_into_second():
     assert reflect("I was so tired I left my card.") == "you were so tired you left your card"
+
+
+def test_parts_are_verbatim_and_compose_into_the_reply_levels(shipped):
+    with_parts = [r for r in shipped if r.get("parts")]
+    assert len(with_parts) > 5000
+    for r in with_parts:
+        composed = dict.fromkeys(LEVEL_KEYS, 0)
+        for part in r["parts"]:
+            assert part["text"] in r["reply"], r["id"]
+            for key, level in part["levels"].items():
+                if abs(level) > abs(composed[key]):
+                    composed[key] = level
+        assert composed == r["levels"], r["id"]
+
+
+def test_skeleton_families_count_a_quarter(shipped):
+    weights = {(r["family"], r["weight"]) for r in shipped}
+    assert ("genuine", 0.25) in weights and ("forum", 1.0) in weights
+    assert all(w == 0.25 for f, w in weights if f in {"genuine", "neutral", "genuine_negative"})
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ('"parts": [{"text": "not in it", "levels": {}}]', r"parts\[0\]\.text"),
+        ('"parts": [{"text": "y", "levels": {"A_Prog": 3}}]', r"parts\[0\]\.levels"),
+        ('"parts": "y"', "'parts' must be a list"),
+        ('"weight": 0', "'weight' must be a positive number"),
+        ('"weight": true', "'weight' must be a positive number"),
+    ],
+)
+def test_bad_parts_or_weight_name_the_line(tmp_path, extra, message):
+    from empa_env.offline.semantic.train import CorpusFormatError, load_records
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(f'{{"context": ["x"], "reply": "y z", {extra}}}\n', encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match=rf"bad.jsonl:1: {message}"):
+        load_records(bad)
+
+
+def test_parts_become_rows_of_their_own_with_the_reply_split_and_weight(tmp_path):
+    from empa_env.offline.semantic.train import load_records, with_parts
+
+    path = tmp_path / "parts.jsonl"
+    row = {"context": ["I failed the exam."], "reply": "That's rough. What happened?",
+           "levels": {"A_Prog": 1, "P_Prog": 1}, "split": "val", "weight": 0.5, "family": "forum",
+           "parts": [{"text": "That's rough.", "levels": {"A_Prog": 1}},
+                     {"text": "What happened?", "levels": {"P_Prog": 1}}]}  # fmt: skip
+    path.write_text(json.dumps(row) + "\n", encoding="utf-8")
+    rows = with_parts(load_records(path))
+    assert [r.reply for r in rows] == ["That's rough. What happened?", "That's rough.",
+                                       "What happened?"]  # fmt: skip
+    assert rows[1].levels["A_Prog"] == 1 and rows[1].levels["P_Prog"] == 0
+    assert rows[2].levels["P_Prog"] == 1 and rows[2].levels["A_Prog"] == 0
+    assert {(r.split, r.weight, r.context) for r in rows} == {("val", 0.5, ("I failed the exam.",))}
+    assert rows[1].family == "forum/part"

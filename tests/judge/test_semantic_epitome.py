@@ -26,11 +26,8 @@ needs_epitome = pytest.mark.skipif(
 #: Measured figures of the shipped heads (MODEL_CARD.md), AUROC and Spearman per axis; the tests
 #: hold them within 0.01 so that a change of corpus, features or heads cannot silently lose them.
 MEASURED: dict[str, dict[str, tuple[float, float]]] = {
-    "static": {"A": (0.679, 0.307), "C": (0.710, 0.367), "P": (0.764, 0.331)},
+    "static": {"A": (0.773, 0.457), "C": (0.753, 0.440), "P": (0.862, 0.453)},
 }
-#: Axes of the default (static) tier that do not meet the issue 14 goal yet (C meets the Spearman
-#: part, P the AUROC part).
-GOAL_NOT_MET = {"A", "C", "P"}
 
 
 @pytest.fixture(scope="module")
@@ -61,10 +58,9 @@ def test_default_tier_keeps_its_measured_agreement(epitome_report, axis):
 
 @needs_epitome
 @pytest.mark.parametrize("axis", ["A", "C", "P"])
-def test_epitome_goal(epitome_report, axis, request):
-    if axis in GOAL_NOT_MET:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="issue 14 goal not met on "
-                                              "this axis yet (MODEL_CARD.md has the figures)"))  # fmt: skip
+def test_default_judge_meets_the_issue_goal(epitome_report, axis):
+    """Issue 14: AUROC of "level > 0" >= 0.75 and Spearman >= 0.35 on every axis, never trained
+    on EPITOME (the design was chosen on these dev pairs: MODEL_CARD.md says so)."""
     m = epitome_report.axes[axis]
     assert m.auroc >= GOAL_AUROC, (axis, m)
     assert m.spearman >= GOAL_SPEARMAN, (axis, m)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from empa_env.offline.semantic.judger import (
@@ -133,3 +134,30 @@ def test_sentence_spans():
 def test_off_topic_reply_gets_no_progress_on_any_axis(judger):
     j = judger.rate(OTHER_USER, GOOD)
     assert not any(j.prog.values()), j.prog
+
+
+def test_one_warm_sentence_counts_inside_advice(static_judger):
+    """The "addressed" heads score a reply with its strongest sentence: warmth toward the person
+    is not averaged away by the advice around it, and the score is the documented mean."""
+    advice = "Have you tried writing it all down? A lot of banks have a phone line for this."
+    warm = "I'm so sorry you're going through this."
+    alone = static_judger.read([USER], advice)
+    mixed = static_judger.read([USER], f"{advice} {warm}")
+    assert alone.levels["A_Prog"] == 0 and mixed.levels["A_Prog"] >= 1
+    reply_score = float(static_judger.heads.heads["A_Prog"].expected(
+        np.asarray([mixed.probabilities["A_Prog"]]))[0])  # fmt: skip
+    strongest = max(mixed.sentence_scores["A_Prog"])
+    assert mixed.scores["A_Prog"] == pytest.approx(0.5 * (reply_score + strongest))
+    assert mixed.sentence(int(np.argmax(mixed.sentence_scores["A_Prog"]))) == warm
+
+
+def test_the_writers_own_feelings_are_not_warmth_toward_the_user(static_judger):
+    """A story of one's own that names feelings is a shared experience (C), not compassion for
+    the person (A): the sentences about the writer and those addressed to the user are pooled
+    apart. EPITOME's raters draw the same line (MODEL_CARD.md)."""
+    story = "I felt so stupid when that happened to me last year, I couldn't sleep for days."
+    compassion = "I'm so sorry, feeling stupid in front of a stranger is awful."
+    own = static_judger.read([USER], story)
+    toward = static_judger.read([USER], compassion)
+    assert own.levels["A_Prog"] == 0 and own.levels["C_Prog"] >= 1, own.scores
+    assert toward.levels["A_Prog"] >= 1, toward.scores

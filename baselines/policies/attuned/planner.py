@@ -16,6 +16,7 @@ from baselines.policies.attuned import templates as t
 from baselines.policies.attuned.chinese import chinese_reply
 from baselines.policies.attuned.reading import FEELINGS, Event, Reading, read_message
 from baselines.policies.attuned.text import has_han, lower_words, sentence_case
+from empa_env.languages import ENGLISH_STOPWORDS
 
 Messages = Sequence[dict[str, str]]
 
@@ -112,7 +113,11 @@ class _Writer:
         fresh = [tpl for tpl in ordered if not self.used(tpl)]
         if not fresh and not force:
             return False
-        tpl = fresh[0] if fresh else min(ordered, key=self._last_use)
+        if fresh:  # prefer a template whose filled text repeats no phrase of the last reply
+            echo = _phrases(self.convo.previous_reply)
+            tpl = next((x for x in fresh if not _phrases(x.format(**slots)) & echo), fresh[0])
+        else:
+            tpl = min(ordered, key=self._last_use)
         self.parts.append(tpl.format(**slots))
         return True
 
@@ -124,6 +129,16 @@ class _Writer:
         """How recently ``template`` was used (lower is longer ago)."""
         lit = _literal(template)
         return max((i for i, r in enumerate(self.recent) if lit in r), default=-1)
+
+
+def _phrases(text: str) -> set[tuple[str, ...]]:
+    """Word triples of ``text`` that carry a content word (what reads as a repeated phrase)."""
+    ws = lower_words(text)
+    return {
+        g
+        for g in zip(ws, ws[1:], ws[2:], strict=False)
+        if any(w not in ENGLISH_STOPWORDS and len(w) > 2 for w in g)
+    }
 
 
 @lru_cache(maxsize=512)

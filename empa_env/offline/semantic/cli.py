@@ -44,10 +44,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--l2", type=float, default=None)
     p.add_argument(
         "--features",
-        default="surface",
-        choices=("surface", "pair", "pooled"),
-        help="surface: the shipped heads (pair + surface features); pair: embeddings only; "
-        "pooled: + sentence pools and relevance gate",
+        default=None,
+        choices=("addressed", "surface", "pair", "pooled"),
+        help="default: the tier's shipped feature set (static: addressed, minilm: surface). "
+        "addressed: pair + surface features + sentences addressed to the user and the writer's "
+        "own pooled apart, scored with the strongest sentence; surface: pair + surface "
+        "features; pair: embeddings only; pooled: + sentence pools and relevance gate",
+    )
+    p.add_argument(
+        "--parts",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also train on each reply's labelled parts (default: the tier's shipped choice, "
+        "static yes, minilm no)",
     )
     p.set_defaults(func=_train)
 
@@ -87,6 +96,8 @@ def _train(args: argparse.Namespace) -> int:
     from empa_env.offline.semantic.judger import HEADS_FILES
     from empa_env.offline.semantic.train import (
         DEFAULT_L2,
+        TIER_FEATURES,
+        TIER_PARTS,
         CorpusFormatError,
         load_records,
         train_heads,
@@ -99,7 +110,8 @@ def _train(args: argparse.Namespace) -> int:
         return 1
     encoder = load_encoder(args.tier)
     heads = train_heads(records, encoder, l2=args.l2 or DEFAULT_L2, tier=args.tier,
-                        features=args.features)  # fmt: skip
+                        features=args.features or TIER_FEATURES[args.tier],
+                        parts=TIER_PARTS[args.tier] if args.parts is None else args.parts)  # fmt: skip
     out = args.out or HEADS_FILES.get(args.tier) or Path(f"heads-{args.tier}.npz")
     heads.save(out)
     print(json.dumps({"out": str(out), **heads.meta}, indent=2))

@@ -164,3 +164,85 @@ def surface_features(user_text: str, reply: str) -> np.ndarray:
         ],
         dtype=np.float32,
     )
+
+
+# --- who a sentence is about (the "addressed" feature set) -------------------------------------
+#: Names of the three shares at the end of :func:`address_features`.
+ADDRESS_SHARES: tuple[str, ...] = (
+    "addressed_share",
+    "own_share",
+    "addressed_statement_share",
+)
+
+
+def address_features(sentences: Sequence[str], vectors: np.ndarray) -> np.ndarray:
+    """What the reply says *to* the person and what it says about the writer, kept apart.
+
+    ``vectors`` are the sentences' unit vectors (``(k, d)``). Returns ``[mean of the sentences
+    addressed to the person (second person), mean of the writer's own sentences (first person,
+    not addressed), the three shares of :data:`ADDRESS_SHARES`]``; a pool with no sentence is zero.
+
+    A mean-pooled reply vector cannot tell "I felt so lost that year" from "I'm so sorry you feel
+    lost": the same feeling words, one a story of the writer's own (cognitive: a shared
+    experience), the other warmth toward the person (affective). Pooling the two kinds of
+    sentence apart lets a linear head weigh the same meaning differently by whom it is about.
+    """
+    k = len(sentences)
+    d = vectors.shape[1]
+    to_them = np.array([bool(_SECOND_PERSON.search(s)) for s in sentences], dtype=bool)
+    own = np.array([bool(_FIRST_PERSON.search(s)) for s in sentences], dtype=bool) & ~to_them
+    statement = to_them & np.array(["?" not in s for s in sentences], dtype=bool)
+    pools = [
+        vectors[m].mean(axis=0) if m.any() else np.zeros(d, np.float32) for m in (to_them, own)
+    ]
+    n = max(k, 1)
+    shares = np.array([to_them.sum() / n, own.sum() / n, statement.sum() / n], dtype=np.float32)
+    return np.hstack([*pools, shares]).astype(np.float32)
+
+
+def addressed_row(
+    user: np.ndarray,
+    reply_vector: np.ndarray,
+    user_text: str,
+    reply: str,
+    sentences: Sequence[str],
+    sentence_vectors: np.ndarray,
+) -> np.ndarray:
+    """One head row of the ``"addressed"`` feature set.
+
+    ``[r, u*r, |u-r|, cos(u,r), surface(user, reply), addressed pool, own pool, shares]``
+    (:func:`pair_features`, :func:`surface_features`, :func:`address_features`). A single
+    sentence is rated with the same row, its own text and vector standing for the reply.
+    """
+    return np.hstack(
+        [
+            pair_features(user, reply_vector)[0],
+            surface_features(user_text, reply),
+            address_features(sentences, np.atleast_2d(sentence_vectors)),
+        ]
+    ).astype(np.float32)
+
+
+def sentence_rows(
+    user: np.ndarray, user_text: str, sentences: Sequence[str], vectors: np.ndarray
+) -> np.ndarray:
+    """:func:`addressed_row` of each sentence on its own (``(k, f)``)."""
+    return np.stack(
+        [
+            addressed_row(user, vectors[i], user_text, s, [s], vectors[i : i + 1])
+            for i, s in enumerate(sentences)
+        ]
+    )
+
+
+def combine_scores(reply_score: float, sentence_scores: np.ndarray, negative: bool) -> float:
+    """A reply's score from its own expected level and its sentences' (the "addressed" heads).
+
+    The mean of the whole reply's expected level and the strongest sentence's: one warm sentence
+    in a reply of advice still counts (EPITOME's raters mark a span, not the whole), and the whole
+    tempers it. "Strongest" is the highest progress or the most negative (``negative``) level.
+    """
+    if sentence_scores.size == 0:
+        return float(reply_score)
+    strongest = float(sentence_scores.min() if negative else sentence_scores.max())
+    return 0.5 * (float(reply_score) + strongest)

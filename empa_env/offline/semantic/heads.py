@@ -160,11 +160,14 @@ def fit_head(
     y: np.ndarray,
     l2: float | np.ndarray,
     class_weight_power: float = 0.5,
+    sample_weight: np.ndarray | None = None,
 ) -> Head:
     """Fit one multinomial logistic regression with L2 by L-BFGS (deterministic).
 
-    ``X`` is standardised; ``y`` holds levels; ``l2`` is one strength or one per feature. Classes are re-weighted by ``(n / n_k) ** power``
-    (0.5: square-root balancing) so that rare levels are not ignored.
+    ``X`` is standardised; ``y`` holds levels; ``l2`` is one strength or one per feature.
+    ``sample_weight`` (default: all 1) says how much each row counts. Classes are re-weighted by
+    ``(n / n_k) ** power`` over the weighted counts (0.5: square-root balancing) so that rare
+    levels are not ignored.
     """
     from scipy.optimize import minimize  # training only: slow to import
     from scipy.special import logsumexp
@@ -175,9 +178,10 @@ def fit_head(
     Y = np.zeros((n, k))
     for j, c in enumerate(classes):
         Y[y == c, j] = 1.0
-    counts = np.maximum(Y.sum(axis=0), 1.0)
-    cw = (n / (k * counts)) ** class_weight_power
-    sw = Y @ cw
+    rw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    counts = np.maximum((Y * rw[:, None]).sum(axis=0), 1.0)
+    cw = (rw.sum() / (k * counts)) ** class_weight_power
+    sw = (Y @ cw) * rw
     sw = sw / sw.mean()
 
     def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
@@ -201,9 +205,14 @@ def fit_head(
 
 def calibrate(head: Head, X: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Thresholds on |expected level| that maximise macro-F1 on ``(X, y)`` (grid, deterministic)."""
+    return calibrate_scores(head.expected(head.proba(X)), y)
+
+
+def calibrate_scores(score: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Thresholds on ``|score|`` (expected levels) that maximise macro-F1 against the levels ``y``."""
     from empa_env.offline.semantic.metrics import macro_f1
 
-    score = np.abs(head.expected(head.proba(X)))
+    score = np.abs(score)
     truth = np.abs(y)
     best = (-1.0, (0.5, 1.5))
     grid = np.round(np.arange(0.15, 1.96, 0.05), 2)

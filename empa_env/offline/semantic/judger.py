@@ -34,10 +34,13 @@ import numpy as np
 
 from empa_env.offline.semantic.encoder import Encoder, Span, shared_encoder
 from empa_env.offline.semantic.features import (
+    addressed_row,
+    combine_scores,
     gate_features,
     pair_features,
     recent_user_texts,
     reply_features,
+    sentence_rows,
     sentence_spans,
     sentences_of,
     surface_features,
@@ -181,6 +184,9 @@ class SemanticJudger(Judger):
         #: Heads trained with surface features read them too (questions, first person, length,
         #: the user's words; see features.surface_features).
         self.surface = "surface(" in str(self.heads.meta.get("features", ""))
+        #: Heads trained on the "addressed" feature set read the sentences addressed to the user
+        #: and the writer's own apart, and score a reply with its strongest sentence.
+        self.addressed = "addressed(" in str(self.heads.meta.get("features", ""))
         self.guards = tuple(guards)
         self.unsupported_language = unsupported_language
         self.name = f"semantic-{tier}"
@@ -219,12 +225,16 @@ class SemanticJudger(Judger):
         else:  # one pass: the reply and its sentences pooled from the same token states
             whole, S = self.encoder.encode_segments(reply, spans or [(0, len(reply))])
             whole = np.atleast_2d(whole)
-        if self.pooled:
+        if self.addressed:
+            joined = " ".join(users)
+            top = addressed_row(u, whole[0], joined, reply, sents, S)[None, :]
+            per = sentence_rows(u, joined, sents, S)
+        elif self.pooled:
             top = reply_features(u, whole, S.max(axis=0), S.mean(axis=0))
             per = reply_features(np.vstack([u] * len(S)), S, S, S)
         else:
             top, per = pair_features(u, whole), pair_features(np.vstack([u] * len(S)), S)
-        if self.surface:
+        if self.surface and not self.addressed:
             joined = " ".join(users)
             top = np.hstack([top, surface_features(joined, reply)[None, :]])
             per = np.hstack([per, np.stack([surface_features(joined, s) for s in sents])])
@@ -240,8 +250,11 @@ class SemanticJudger(Judger):
             exp = head.expected(probs[name])
             p0, p1, p2 = (float(p) for p in probs[name][0])
             probabilities[name] = (p0, p1, p2)
-            scores[name] = float(exp[0])
-            level = int(head.level(exp[:1])[0]) if reply.strip() else 0
+            score = float(exp[0])
+            if self.addressed and spans:
+                score = combine_scores(score, exp[1:], negative=name.endswith("Neg"))
+            scores[name] = score
+            level = int(head.level(np.array([score]))[0]) if reply.strip() else 0
             levels[name] = 0 if gated and name.endswith("Prog") else level
             sentence_scores[name] = tuple(float(x) for x in exp[1:])
         return SemanticReading(reply, tuple(users), tuple(spans), probabilities, scores, levels,
@@ -322,6 +335,19 @@ class SemanticJudger(Judger):
         return self._judge(users, reply, context)
 
     # --- batches (evaluation) ------------------------------------------------------------------
+    def _score_pairs_addressed(
+        self, user_texts: Sequence[str], replies: Sequence[str]
+    ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """:meth:`score_pairs` for "addressed" heads: each pair read as :meth:`read` reads it."""
+        readings = [self.read([u] if u.strip() else [], r) for u, r in zip(user_texts, replies,
+                                                                          strict=True)]  # fmt: skip
+        out = {}
+        for name in HEAD_NAMES:
+            exp = np.array([rd.scores[name] for rd in readings])
+            lv = np.array([rd.levels[name] for rd in readings])
+            out[name] = (exp, lv)
+        return out
+
     def score_pairs(
         self, user_texts: Sequence[str], replies: Sequence[str]
     ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -329,6 +355,8 @@ class SemanticJudger(Judger):
 
         The same heads and thresholds as :meth:`rate` without guards or evidence, batched.
         """
+        if self.addressed:
+            return self._score_pairs_addressed(user_texts, replies)
         need = self.pooled or self.heads.gate is not None
         sents = [sentences_of(r) if need else [r] for r in replies]
         flat = [s for ss in sents for s in ss]

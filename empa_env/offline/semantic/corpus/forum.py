@@ -854,6 +854,51 @@ ENCOURAGE: tuple[str, ...] = (
     "Give yourself some credit, you're trying.", "I believe in you.",
     "You are not a burden.", "You're not broken, you're hurting.",
 )  # fmt: skip
+#: Offers of one's time or help (concern shown as availability): affective warmth (A1); asked as
+#: a question they also invite the person to go on (P1).
+OFFER: tuple[str, ...] = (
+    "My inbox is open if you ever want to talk.", "I'm around tonight if you need someone to listen.",
+    "Happy to listen if you want to vent some more.", "I've got time if you want to get it all out.",
+    "You can message me whenever, I mean it.", "If it helps to talk it through with a stranger, I'm here.",
+    "Ping me anytime, even at 3am.", "I'll check back on this thread later to see how you're doing.",
+    "Count me in as someone you can talk to.", "No pressure, but I'm a good listener if you want one.",
+)  # fmt: skip
+OFFER_ASK: tuple[str, ...] = (
+    "Want to talk it through with me?", "Anything I can do from here?", "Need someone to talk to tonight?",
+    "Would it help to vent a bit more? I'm listening.", "Can I help somehow?",
+    "Do you want company while you wait it out? I'm up.", "Want me to check in on you tomorrow?",
+)  # fmt: skip
+#: Reasoned advice, persuasion and opinion addressed to the person, in two or three sentences that
+#: may mention their feelings: no level on any axis (advice is not understanding, EPITOME's IP
+#: and EMPA's C alike). ``{z}`` is one of the topic's level-0 sentences.
+ARGUE_LEAD: tuple[str, ...] = (
+    "Look, {you} isn't going to fix itself.", "You can't let {you} run your whole life.",
+    "Honestly the way I see it, you're overthinking {you}.",
+    "You may feel {f} now, but feelings pass and decisions stay.",
+    "The thing with {you} is that everybody goes through something like it eventually.",
+    "If you keep going over it you'll only make it worse.",
+    "You have to look at the bigger picture here.", "There's a simple way to look at this.",
+    "You know what I'd do in your position?", "It's not as complicated as it feels.",
+    "From a practical point of view, you have options.", "Here's the thing nobody tells you.",
+)  # fmt: skip
+ARGUE_CLOSE: tuple[str, ...] = (
+    "That's just how it works.", "Nobody else can do it for you.",
+    "It's not as bad as it looks from inside it.", "Most people figure it out eventually.",
+    "It worked for me and it will work for you.", "Trust me on this one.",
+    "The sooner you do it the better.", "Then you'll see it differently.",
+)  # fmt: skip
+
+
+def _argue(post: Post, rng: random.Random) -> str:
+    """Reasoned advice or persuasion addressed to the person (level 0 on every axis)."""
+    z = _cap(rng.choice(post.topic.zero))
+    z = z if z[-1] in ".?!" else z + "."
+    parts = [_cap(_fill(rng.choice(ARGUE_LEAD), post, rng)), z]
+    if rng.random() < 0.5:
+        parts.append(rng.choice(ARGUE_CLOSE))
+    return " ".join(parts)
+
+
 GENERIC_ZERO: tuple[str, ...] = (
     "Life is weird sometimes.", "Everyone has bad days.", "It is what it is.",
     "This belongs in another sub tbh.", "Upvoted for visibility.", "Edit: formatting.",
@@ -1010,12 +1055,16 @@ MOVES: dict[str, tuple[dict[str, int], Callable[[Post, random.Random], str]]] = 
     "explore_topic": ({"P_Prog": 2}, lambda p, r: _cap(r.choice(p.topic.questions))),
     "affirm": ({"P_Prog": 1, "A_Prog": 1}, lambda p, r: r.choice(AFFIRM)),
     "empower": ({"P_Prog": 2, "A_Prog": 1}, lambda p, r: r.choice(EMPOWER)),
+    "offer": ({"A_Prog": 1}, lambda p, r: r.choice(OFFER)),
+    "offer_ask": ({"A_Prog": 1, "P_Prog": 1}, lambda p, r: r.choice(OFFER_ASK)),
 }
 #: Moves that carry the post's topic (a reply with one of them is off-topic for another post).
 TOPICAL = {"reflect", "shared", "story", "interpret", "explore_topic"}
 
 
 def _zero_sentence(post: Post, rng: random.Random) -> str:
+    if rng.random() < 0.2:
+        return _argue(post, rng)
     if rng.random() < 0.5:
         return _cap(rng.choice(post.topic.zero)) + rng.choice((".", ".", "", "!"))
     return rng.choice(GENERIC_ZERO)
@@ -1026,7 +1075,7 @@ def reply_sentences(post: Post, rng: random.Random) -> tuple[list[_Sent], set[st
     moves: list[str] = []
     mode = rng.random()
     if mode >= 0.3:  # 70 %: at least one progress move
-        for axis_moves, p in ((("warm", "warm", "encourage", "warm_strong"), 0.5),
+        for axis_moves, p in ((("warm", "warm", "encourage", "warm_strong", "offer", "offer_ask"), 0.5),
                               (("reflect", "shared", "story", "interpret"), 0.45),
                               (("explore", "explore", "explore_topic", "affirm", "empower"), 0.45)):  # fmt: skip
             if rng.random() < p:
@@ -1040,6 +1089,8 @@ def reply_sentences(post: Post, rng: random.Random) -> tuple[list[_Sent], set[st
         reasons = {k: REASONS[k][lv] for k, lv in levels.items()}
         if m in ("affirm", "empower"):
             reasons["A_Prog"] = "encourages them warmly"
+        elif m in ("offer", "offer_ask"):
+            reasons["A_Prog"] = "offers their time or help: concern for them"
         out.append(_Sent(make(post, rng), dict(levels), reasons))
     for _ in range(n_zero):
         out.append(_Sent(_zero_sentence(post, rng), {}, {}))
@@ -1065,6 +1116,11 @@ def _compose(sents: Sequence[_Sent]) -> tuple[str, dict[str, int], dict[str, str
     return reply, levels, evidence, reasons
 
 
+def _parts(sents: Sequence[_Sent]) -> list[dict]:
+    """The reply's parts (each move or level-0 remark) with their own non-zero levels."""
+    return [{"text": x.text, "levels": {k: v for k, v in x.levels.items() if v}} for x in sents]
+
+
 def forum_records(rng: random.Random, n_posts: int, replies_per_post: int,
                   off_topic_rate: float) -> list[Record]:  # fmt: skip
     """Posts across all topics, ``replies_per_post`` replies each, plus off-topic pairs."""
@@ -1077,7 +1133,8 @@ def forum_records(rng: random.Random, n_posts: int, replies_per_post: int,
             summary = "; ".join(f"{k} {v}: {reasons[k]}" for k, v in levels.items() if v)
             records.append(Record(f"{post.id}/forum/{j}", [post.text], reply, levels, evidence,
                                   reasons, summary or "forum reply: no level earned", "forum",
-                                  "forum", post.id, "post"))  # fmt: skip
+                                  "forum", post.id, "post",
+                                  parts=_parts(sents) if len(sents) > 1 else []))  # fmt: skip
         if rng.random() < off_topic_rate:
             other = posts[rng.randrange(len(posts))]
             if other.topic.name in (post.topic.name, "general"):

@@ -24,7 +24,7 @@ import json
 import random
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from empa_env.offline.semantic.corpus.record import LEVEL_KEYS, Record
@@ -950,6 +950,13 @@ def split_of(case_id: str) -> str:
     return "test" if h == 0 else "val" if h == 1 else "train"
 
 
+#: Case-library families written from a few formal skeletons per move: a head could learn the
+#: skeletons instead of the meaning, so each of their rows counts a quarter in training (the
+#: forum component teaches the same levels in many phrasings). Hard negatives keep full weight.
+SKELETON_FAMILIES: frozenset[str] = frozenset({"genuine", "neutral", "genuine_negative"})
+SKELETON_WEIGHT = 0.25
+
+
 @dataclass(frozen=True)
 class CorpusConfig:
     """What :func:`generate` draws: how many pool cases and how many replies per context."""
@@ -1021,6 +1028,8 @@ def generate(config: CorpusConfig = CorpusConfig()) -> list[Record]:
         seen.add(key)
         r.id = key
         r.split = split_of(r.case_id)
+        if r.family in SKELETON_FAMILIES:
+            r.weight = SKELETON_WEIGHT
         unique.append(r)
     return unique
 
@@ -1031,7 +1040,7 @@ def write_jsonl(records: Iterable[Record], path: Path) -> int:
     n = 0
     with path.open("w", encoding="utf-8") as fh:
         for r in records:
-            fh.write(json.dumps(asdict(r), ensure_ascii=False, sort_keys=True) + "\n")
+            fh.write(json.dumps(r.to_json(), ensure_ascii=False, sort_keys=True) + "\n")
             n += 1
     return n
 
