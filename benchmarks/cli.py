@@ -253,7 +253,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         export_parquet(store, run_dir)
         print(leaderboard_text(document["models"]))
         try:
-            html = build_report(episodes, store.trajectories(), out, run_info=info)
+            judge = store.config.get("env", {}).get("roles", {}).get("judger")
+            html = build_report(episodes, store.trajectories(), out, run_info=info, judge=judge)
         except ValueError as exc:  # nothing rankable: every episode invalid
             print(f"error: {exc}", file=sys.stderr)
             return 1

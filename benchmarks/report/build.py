@@ -37,7 +37,14 @@ from epm.indices import DIMENSIONS, INDEX_NAMES
 from epm.metrics import METRIC_NAMES
 from epm.trajectory import Trajectory
 
-__all__ = ["ReportFigure", "Section", "build_report", "build_sections", "prepare_episodes"]
+__all__ = [
+    "ReportFigure",
+    "Section",
+    "build_report",
+    "build_sections",
+    "judge_section",
+    "prepare_episodes",
+]
 
 _NUMERIC = (
     "seed",
@@ -337,6 +344,29 @@ def _intro(episodes: pd.DataFrame) -> str:
     )
 
 
+def judge_section(descriptor: Mapping[str, str]) -> Section:
+    """What the run's judge measures, in plain words, with its recorded human agreement."""
+    from empa_env.offline.semantic.agreement import GOAL_AUROC, GOAL_SPEARMAN, judge_statement
+
+    statement = judge_statement(descriptor)
+    tables = []
+    if statement.agreement is not None:
+        a = statement.agreement
+        frame = pd.DataFrame(
+            [
+                {"axis": axis, "AUROC (level > 0)": auroc, "Spearman": rho,
+                 "meets the bar": auroc >= GOAL_AUROC and rho >= GOAL_SPEARMAN}
+                for axis, (auroc, rho) in a.axes.items()
+            ]
+        )  # fmt: skip
+        note = (
+            f"{a.dataset}, {a.pairs} pairs; bar: AUROC >= {GOAL_AUROC}, Spearman >= "
+            f"{GOAL_SPEARMAN}. Reproduce: empa judge eval --epitome CSV --tier {a.tier}."
+        )
+        tables.append(T.ReportTable("judge_agreement", "Agreement with human raters", frame, note))
+    return Section(f"What the judge measures ({statement.judge})", statement.text, tables, [])
+
+
 def _invalid_section(invalid: pd.DataFrame) -> Section:
     """Episodes kept but not ranked: which, and why."""
     frame = invalid[["model", "case_id", "seed", "invalid"]].rename(columns={"invalid": "reason"})
@@ -359,6 +389,7 @@ def build_report(
     run_info: Mapping[str, Any] | None = None,
     groups: Mapping[str, str] | None = None,
     groups_note: str = "",
+    judge: Mapping[str, str] | None = None,
 ) -> Path:
     """Write the report folder and return ``out_dir/report.html``.
 
@@ -370,6 +401,8 @@ def build_report(
         run_info: key/value facts shown at the top (suite, seeds, backends, preset, ...).
         groups: model -> comparability group (several runs in one report): significance tests
             only within a group; ``groups_note`` explains the groups in the table's note.
+        judge: the run's judge descriptor (``Judger.describe()``, as in the run's configuration):
+            a section says in plain words what it measures and how well it agrees with humans.
     """
     invalid = episodes[episodes["invalid"].astype(bool)] if "invalid" in episodes else None
     if invalid is not None:  # kept and shown, never ranked
@@ -389,6 +422,8 @@ def build_report(
         stale.unlink(missing_ok=True)
 
     sections = build_sections(episodes, trajectories, groups=groups, groups_note=groups_note)
+    if judge:
+        sections.insert(1, judge_section(judge))
     if invalid is not None and not invalid.empty:
         sections.insert(1, _invalid_section(invalid))
     for section in sections:

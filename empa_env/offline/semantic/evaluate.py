@@ -14,11 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
+from empa_env.offline.semantic.agreement import GOAL_AUROC, GOAL_SPEARMAN
 from empa_env.offline.semantic.metrics import auroc, macro_f1, majority_accuracy, spearman
 
 AXIS_COLUMNS: dict[str, str] = {"A": "ER", "C": "IP", "P": "EX"}
-GOAL_AUROC = 0.75
-GOAL_SPEARMAN = 0.35
 
 
 @dataclass(frozen=True)
