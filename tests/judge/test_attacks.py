@@ -66,7 +66,7 @@ def test_gaming_policy_scores_below_the_advice_giver_and_30(name, gaming_scores,
 
 @pytest.mark.slow
 def test_deleting_the_feeling_words_costs_the_attuned_baseline(judge_under_test):
-    """The ablation is scored lower than the baseline it comes from (measured: 48.4 vs 50.1;
+    """The ablation is scored lower than the baseline it comes from (measured: 48.6 vs 52.1;
     the planner's replies carry few feeling words, so deleting them removes little)."""
     from baselines.policies.scripted import AttunedPolicy
 

@@ -235,14 +235,15 @@ def sentence_rows(
     )
 
 
-def combine_scores(reply_score: float, sentence_scores: np.ndarray, negative: bool) -> float:
-    """A reply's score from its own expected level and its sentences' (the "addressed" heads).
+def combine_scores(reply_score: float, sentence_scores: np.ndarray) -> float:
+    """A reply's progress score from its own expected level and its sentences' ("addressed").
 
     The mean of the whole reply's expected level and the strongest sentence's: one warm sentence
     in a reply of advice still counts (EPITOME's raters mark a span, not the whole), and the whole
-    tempers it. "Strongest" is the highest progress or the most negative (``negative``) level.
+    tempers it. Only the progress heads are scored this way: a negative level such as "misses the
+    point" is a property of the whole reply (a generic closing question alone would look like
+    one), and the guards catch single harmful sentences.
     """
     if sentence_scores.size == 0:
         return float(reply_score)
-    strongest = float(sentence_scores.min() if negative else sentence_scores.max())
-    return 0.5 * (float(reply_score) + strongest)
+    return 0.5 * (float(reply_score) + float(sentence_scores.max()))

@@ -251,8 +251,8 @@ class SemanticJudger(Judger):
             p0, p1, p2 = (float(p) for p in probs[name][0])
             probabilities[name] = (p0, p1, p2)
             score = float(exp[0])
-            if self.addressed and spans:
-                score = combine_scores(score, exp[1:], negative=name.endswith("Neg"))
+            if self.addressed and spans and name.endswith("Prog"):
+                score = combine_scores(score, exp[1:])
             scores[name] = score
             level = int(head.level(np.array([score]))[0]) if reply.strip() else 0
             levels[name] = 0 if gated and name.endswith("Prog") else level

@@ -164,7 +164,7 @@ TIER_FEATURES: dict[str, str] = {"static": "addressed", "minilm": "surface", "e5
 TIER_PARTS: dict[str, bool] = {"static": True, "minilm": False, "e5": False}
 DEFAULT_FEATURES = "surface"
 #: How the "addressed" heads score a reply (stored in the heads' meta; see combine_scores).
-SCORE_RULES: dict[str, str] = {"addressed": "mean(reply, strongest sentence)"}
+SCORE_RULES: dict[str, str] = {"addressed": "progress: mean(reply, strongest sentence); neg: reply"}
 
 
 def surface_rows(records: Sequence[LabelledReply]) -> np.ndarray:
@@ -269,8 +269,9 @@ def train_heads(
 
     ``embedded``: the :func:`embed_records` result for these records and this encoder, when the
     caller has it already (tests embed the corpus once per session; not used by ``"addressed"``).
-    Rows count by their ``weight``; with ``parts`` each labelled part is a row too (:func:`with_parts`). With ``"addressed"`` the thresholds are calibrated on the
-    judge's own score, the reply's expected level with its strongest sentence's
+    Rows count by their ``weight``; with ``parts`` each labelled part is a row too
+    (:func:`with_parts`). With ``"addressed"`` the progress thresholds are calibrated on the
+    judge's own progress score, the reply's expected level with its strongest sentence's
     (:func:`~empa_env.offline.semantic.features.combine_scores`).
     """
     if features not in FEATURE_SETS:
@@ -310,11 +311,10 @@ def train_heads(
         y = np.array([r.levels[name] for r in records])
         head = fit_head(name, Z[train], y[train], l2=l2, sample_weight=weights[train])
         score = head.expected(head.proba(Z[val]))
-        if per_sentence is not None:  # the judge's score: the reply with its strongest sentence
-            negative = name.endswith("Neg")
-            score = np.array([
+        if per_sentence is not None and name.endswith("Prog"):  # the judge's progress score:
+            score = np.array([  # the reply with its strongest sentence
                 combine_scores(s, head.expected(head.proba((p - mean) / scale)) if len(p)
-                               else np.zeros(0), negative)
+                               else np.zeros(0))
                 for s, p in zip(score, (per_sentence[i] for i in np.flatnonzero(val)), strict=True)
             ])  # fmt: skip
         head.thresholds = calibrate_scores(score, y[val])
