@@ -5,9 +5,10 @@ played on a copy of the environment; the Judger's increment (delta_E = v_t . v_s
 and the best is paired with each of the others. A tiny sequence-classification Llama built offline
 learns to score replies; held-out pairs measure how often it agrees with the Judger.
 
-    python examples/train_rm.py
+    python examples/train_rm.py [--cases 5] [--turns 3] [--epochs 2]
 """
 
+import argparse
 import random
 
 import gymnasium as gym
@@ -19,14 +20,19 @@ from baselines.training.rm import RMRunConfig, pairwise_accuracy, train_reward_m
 from baselines.training.rollout import candidate_preferences
 from baselines.training.strategy import STRATEGIES
 
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--cases", type=int, default=5, help="conversations to rank replies in")
+parser.add_argument("--turns", type=int, default=3, help="ranked points per conversation")
+parser.add_argument("--epochs", type=int, default=2, help="passes over the training pairs")
+args = parser.parse_args()
 use_offline_hub()  # this script is a process start: keep Hugging Face offline
 
 env = gym.make("EMPA-v0")
 pairs = []
-for case in [c.id for c in env.unwrapped.cases][:5]:
+for case in [c.id for c in env.unwrapped.cases][: args.cases]:
     rng = random.Random(0)
     env.reset(seed=0, options={"case": case})
-    for _turn in range(3):
+    for _turn in range(args.turns):
         candidates = [s.reply(env.unwrapped.messages, rng) for s in STRATEGIES]
         pairs += candidate_preferences(
             env, candidates, key="delta_E", mode="best_vs_rest", min_margin=0.5
@@ -40,7 +46,7 @@ print(f"{len(pairs)} preference pairs ({len(train)} train / {len(held_out)} held
 cfg = RMRunConfig(
     model="tiny",
     output_dir="runs/example-rm",
-    epochs=2,
+    epochs=args.epochs,
     batch_size=8,
     learning_rate=1e-3,
     trainer_kwargs={"max_length": 768},

@@ -4,9 +4,10 @@
 2. keep the best episode per case (best-of-N) as conversational SFT data;
 3. fine-tune a tiny Llama built offline on the assistant turns only.
 
-    python examples/train_sft.py
+    python examples/train_sft.py [--cases 4] [--episodes-per-case 3] [--steps 20]
 """
 
+import argparse
 import random
 
 import gymnasium as gym
@@ -17,6 +18,11 @@ from baselines.training.data import SFTFilter, sft_examples
 from baselines.training.sft import SFTRunConfig, train_sft
 from baselines.training.strategy import STRATEGIES
 
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--cases", type=int, default=4, help="cases to play")
+parser.add_argument("--episodes-per-case", type=int, default=3, help="N of best-of-N")
+parser.add_argument("--steps", type=int, default=20, help="optimiser steps")
+args = parser.parse_args()
 use_offline_hub()  # this script is a process start: keep Hugging Face offline
 
 GOOD = [
@@ -24,10 +30,10 @@ GOOD = [
 ]
 
 env = gym.make("EMPA-v0")
-cases = [c.id for c in env.unwrapped.cases][:4]
+cases = [c.id for c in env.unwrapped.cases][: args.cases]
 trajectories = []
 for case in cases:
-    for k in range(3):  # N = 3 episodes per case
+    for k in range(args.episodes_per_case):  # best of N episodes per case
         rng = random.Random(k)
         env.reset(seed=k, options={"case": case})
         done = False
@@ -39,11 +45,13 @@ for case in cases:
         print(f"{case} #{k}: {info['epm']['outcome']:9s} EPM-Index {info['epm']['EPM_Index']:.1f}")
 
 rows = sft_examples(trajectories, SFTFilter(best_of_n=1))
-print(f"\n{len(rows)} SFT conversations kept of {len(trajectories)} (best of 3 per case)")
+print(
+    f"\n{len(rows)} SFT conversations kept of {len(trajectories)} (best of {args.episodes_per_case} per case)"
+)
 cfg = SFTRunConfig(
     model="tiny",
     output_dir="runs/example-sft",
-    max_steps=20,
+    max_steps=args.steps,
     batch_size=2,
     filter=SFTFilter(best_of_n=1),
     trainer_kwargs={"max_length": 768},

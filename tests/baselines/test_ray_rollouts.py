@@ -151,6 +151,11 @@ def test_ray_actors_return_the_in_process_episodes_and_advantages_even_when_one_
     ray.kill(pool.actors[0], no_restart=False)
     thread.join(timeout=120)
     assert result, "the rollout did not come back"
+    # ray.kill is asynchronous: on a busy machine a call right after it can still reach the old
+    # process, so wait (bounded) for the restarted one.
+    deadline = time.monotonic() + 60
+    while pool.where()[0] == where[0] and time.monotonic() < deadline:
+        time.sleep(0.5)
     assert pool.where()[0] != where[0]  # a new process
     assert _batches_equal(episode_batch(result[0], 2), local)
 

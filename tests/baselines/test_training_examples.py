@@ -11,8 +11,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted(p.name for p in (ROOT / "examples").glob("train_*.py"))
-#: Smaller budgets for the examples that take options (the same code path, fewer iterations).
-SMOKE_ARGS = {"train_strategy_experiment.py": ["--iterations", "3", "--cases-per-batch", "4"]}
+#: Smaller budgets for the examples that take options (the same code path end to end: play,
+#: build the data, train, evaluate; fewer cases, turns and optimiser steps).
+SMOKE_ARGS = {
+    "train_strategy_experiment.py": ["--iterations", "3", "--cases-per-batch", "4"],
+    "train_rm.py": ["--cases", "3", "--turns", "2", "--epochs", "1"],
+    "train_mica.py": ["--cases", "4", "--steps", "3"],
+    "train_sft.py": ["--cases", "2", "--episodes-per-case", "2", "--steps", "8"],
+}
 
 
 @pytest.mark.slow

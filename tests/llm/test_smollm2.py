@@ -121,19 +121,18 @@ def test_a_short_episode_with_every_role_smollm2(smollm2):
 
 
 def test_cross_judge_agreement_offline_vs_smollm2(smollm2):
-    env = EMPAEnv("empa30-v1", max_turns=3, epm_overrides={"min_turns": 3})
+    env = EMPAEnv("empa30-v1", max_turns=2, epm_overrides={"min_turns": 2})
     env.reset(seed=1, options={"case": "empa30-029"})
     for reply in (
         "That sounds humiliating. You trained him yourself?",
         "You kept showing up at six anyway. That says a lot about you.",
-        "What would you want Diane to understand?",
     ):
         *_, term, trunc, _ = env.step(reply)
     assert term or trunc
     judger = LLMJudger(LITELLM_MODEL, **_options(smollm2))
     report = compare(env.trajectory, env.case, judger)
-    assert len(report.turns) == 3
-    assert len(report.compared) + report.failed_turns == 3
+    assert len(report.turns) == 2
+    assert len(report.compared) + report.failed_turns == 2
     if report.mean_cosine is not None:
         assert -1.0 <= report.mean_cosine <= 1.0
     data = report.as_dict()

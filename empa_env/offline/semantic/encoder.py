@@ -208,16 +208,23 @@ class MiniLMEncoder:
             )
             self._tokenizer = Tokenizer.from_file(str(tok_path))
         self._tokenizer.enable_truncation(MINILM_MAX_TOKENS)
-        self._tokenizer.enable_padding()
+        self._tokenizer.no_padding()  # batches are padded by _forward
         self._inputs = {i.name for i in self._session.get_inputs()}
         self.sha256 = MODEL_FILES["minilm"][3]
         self.id = "all-MiniLM-L6-v2-onnx-int8"
         self.threads = threads
 
     def _run(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list]:
-        enc = self._tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in enc], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+        return self._forward(self._tokenizer.encode_batch(list(texts)))
+
+    def _forward(self, enc: list) -> tuple[np.ndarray, np.ndarray, list]:
+        """Token states of already tokenised texts, padded to the longest of them."""
+        width = max(len(e.ids) for e in enc)
+        ids = np.zeros((len(enc), width), dtype=np.int64)
+        mask = np.zeros((len(enc), width), dtype=np.int64)
+        for row, e in enumerate(enc):
+            ids[row, : len(e.ids)] = e.ids
+            mask[row, : len(e.ids)] = e.attention_mask
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
@@ -225,17 +232,21 @@ class MiniLMEncoder:
         return states, mask, enc
 
     def encode(self, texts: Sequence[str], batch_size: int = 32) -> np.ndarray:
+        """Unit rows; texts are tokenised once and batched by token count, so that a batch pads
+        little (each row's result does not depend on its batch: the model runs in float32 after
+        the int8 weights are folded, and padded positions are masked)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        # Sort by length so that padding inside a batch stays small.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        idx = [i for i, t in enumerate(texts) if t.strip()]
+        if not idx:
+            return out
+        enc = self._tokenizer.encode_batch([texts[i] for i in idx])
+        order = sorted(range(len(idx)), key=lambda k: len(enc[k].ids))
         for start in range(0, len(order), batch_size):
-            idx = [i for i in order[start : start + batch_size] if texts[i].strip()]
-            if not idx:
-                continue
-            states, mask, _ = self._run([texts[i] for i in idx])
+            chunk = order[start : start + batch_size]
+            states, mask, _ = self._forward([enc[k] for k in chunk])
             m = mask[..., None].astype(np.float32)
             pooled = (states * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
-            out[idx] = _normalise(pooled)
+            out[[idx[k] for k in chunk]] = _normalise(pooled)
         return out
 
     def encode_segments(self, text: str, spans: Sequence[Span]) -> tuple[np.ndarray, np.ndarray]:
