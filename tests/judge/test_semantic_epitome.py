@@ -76,3 +76,16 @@ def test_default_judge_meets_the_issue_goal(epitome_report, axis):
     m = epitome_report.axes[axis]
     assert m.auroc >= GOAL_AUROC, (axis, m)
     assert m.spearman >= GOAL_SPEARMAN, (axis, m)
+
+
+def test_eval_and_train_errors_are_one_line_and_exit_2(tmp_path, capsys):
+    assert main(["judge", "eval", "--epitome", str(tmp_path / "missing.csv")]) == 2
+    bad = tmp_path / "bad.csv"
+    bad.write_text("seeker_post,response_post\nhi,hello\n", encoding="utf-8")
+    assert main(["judge", "eval", "--epitome", str(bad)]) == 2
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("{not json\n", encoding="utf-8")
+    assert main(["judge", "train", "--data", str(broken), "--out", str(tmp_path / "h.npz")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(line.startswith("error: ") for line in err), err
+    assert "missing columns" in err[1] and "broken.jsonl:1: not JSON" in err[2]

@@ -3,8 +3,9 @@
 Registered as the ``judge`` command through the ``empa.commands`` entry-point group.
 
 * ``corpus [--seed N] [--out PATH]``  regenerate the labelled corpus (deterministic by seed).
-* ``train --data FILE [--out PATH] [--tier minilm|static] [--l2 X]``  train the six heads on a
-  JSONL file in the documented format; the shipped corpus and defaults reproduce the shipped heads.
+* ``train --data FILE [--out PATH] [--tier static|minilm] [--l2 X] [--parts]``  train the six
+  heads on a JSONL file in the documented format; the shipped corpus and defaults reproduce the
+  shipped heads.
 * ``eval --epitome CSV [--json] [--tier T] [--heads PATH]``  per axis accuracy, macro-F1, AUROC of
   "level > 0", Spearman and the majority baseline against EPITOME's human levels.
 * ``rate --user TEXT --reply TEXT [--tier T]``  one judgement as JSON.
@@ -15,7 +16,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import sys
 from dataclasses import asdict
 from pathlib import Path
 
@@ -40,7 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train", help="train the heads on a JSONL corpus")
     p.add_argument("--data", type=Path, required=True, metavar="FILE")
     p.add_argument("--out", type=Path, default=None, help="default: the shipped heads of --tier")
-    p.add_argument("--tier", default="minilm", choices=("minilm", "static", "e5"))
+    p.add_argument("--tier", default="static", choices=("static", "minilm", "e5"),
+                   help="encoder tier (default: static, the default judge's)")  # fmt: skip
     p.add_argument("--l2", type=float, default=None)
     p.add_argument(
         "--features",
@@ -63,14 +64,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="validate against EPITOME human labels")
     p.add_argument("--epitome", type=Path, required=True, metavar="CSV")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--tier", default="minilm", choices=("minilm", "static"))
+    p.add_argument("--tier", default="static", choices=("static", "minilm"),
+                   help="encoder tier (default: static, the default judge's)")  # fmt: skip
     p.add_argument("--heads", type=Path, default=None)
     p.set_defaults(func=_eval)
 
     p = sub.add_parser("rate", help="rate one reply to one user message")
     p.add_argument("--user", required=True)
     p.add_argument("--reply", required=True)
-    p.add_argument("--tier", default="minilm", choices=("minilm", "static"))
+    p.add_argument("--tier", default="static", choices=("static", "minilm"),
+                   help="encoder tier (default: static, the default judge's)")  # fmt: skip
     p.set_defaults(func=_rate)
 
 
@@ -92,6 +95,7 @@ def _corpus(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from empa_env.errors import UserError
     from empa_env.offline.semantic.encoder import load_encoder
     from empa_env.offline.semantic.judger import HEADS_FILES
     from empa_env.offline.semantic.train import (
@@ -106,8 +110,7 @@ def _train(args: argparse.Namespace) -> int:
     try:
         records = load_records(args.data)
     except (OSError, CorpusFormatError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        raise UserError(str(exc)) from None
     encoder = load_encoder(args.tier)
     heads = train_heads(records, encoder, l2=args.l2 or DEFAULT_L2, tier=args.tier,
                         features=args.features or TIER_FEATURES[args.tier],
@@ -119,14 +122,17 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    from empa_env.errors import UserError
     from empa_env.offline.semantic.evaluate import evaluate_epitome, format_report
     from empa_env.offline.semantic.judger import SemanticJudger
 
     if not args.epitome.is_file():
-        print(f"error: {args.epitome} not found", file=sys.stderr)
-        return 1
+        raise UserError(f"{args.epitome} not found (EPITOME is not shipped: give its CSV's path)")
     judger = SemanticJudger(tier=args.tier, heads_path=args.heads)
-    report = evaluate_epitome(judger, args.epitome)
+    try:
+        report = evaluate_epitome(judger, args.epitome)
+    except (ValueError, KeyError, UnicodeDecodeError) as exc:
+        raise UserError(f"{args.epitome}: not an EPITOME CSV ({exc})") from None
     print(json.dumps(report.as_dict()) if args.json else format_report(report))
     return 0
 
