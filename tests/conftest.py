@@ -18,8 +18,9 @@ os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 #: attacks), in that order, so that a worker starts each of them at once instead of being left
 #: with one at the end (pytest-xdist would otherwise send the files with the most tests first).
 LONGEST_FIRST: tuple[str, ...] = (
-    "tests/judge/test_semantic_train.py",
+    "minilm_heads",
     "tests/llm/test_smollm2.py",
+    "tests/judge/test_semantic_train.py",
     "ray_cluster",
     "tests/baselines/test_training_examples.py",
     "tests/judge/test_attacks.py",

@@ -24,7 +24,12 @@ def _same(a: Heads, b: Heads) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("tier", ["static", "minilm"])
+@pytest.mark.parametrize(
+    "tier",
+    # The MiniLM run (about five minutes of encoding) gets a worker of its own under xdist, so
+    # the static run does not queue behind it (tests/conftest.py).
+    ["static", pytest.param("minilm", marks=pytest.mark.xdist_group("minilm_heads"))],
+)
 def test_train_reproduces_the_shipped_heads(tmp_path, tier):
     out = tmp_path / f"{tier}.npz"
     args = ["judge", "train", "--data", str(corpus_path()), "--tier", tier, "--out", str(out)]
