@@ -9,7 +9,9 @@ How one reply is read:
 2. **Encoding.** The user's last messages (cached: they repeat every turn) and the reply, in one
    encoder pass that also yields a vector per reply sentence.
 3. **Heads.** Six multinomial heads give level probabilities per axis; the expected level is the
-   continuous score and calibrated thresholds (stored with the heads) give the level.
+   continuous score and calibrated thresholds (stored with the heads) give the level. Heads of
+   the "addressed" feature set (the default static tier) also rate each sentence on its own and
+   score progress as the mean of the reply's expected level and its strongest sentence's.
 4. **Guards** (the hook for the rule layer): each :class:`Guard` sees the reading and the context
    and returns a :class:`GuardVerdict` that can veto progress on axes, cap progress levels and add
    penalties. Penalties are applied *before* credit: vetoes and caps first lower the progress
@@ -185,7 +187,7 @@ class SemanticJudger(Judger):
         #: the user's words; see features.surface_features).
         self.surface = "surface(" in str(self.heads.meta.get("features", ""))
         #: Heads trained on the "addressed" feature set read the sentences addressed to the user
-        #: and the writer's own apart, and score a reply with its strongest sentence.
+        #: and the writer's own apart, and score a reply's progress with its strongest sentence.
         self.addressed = "addressed(" in str(self.heads.meta.get("features", ""))
         self.guards = tuple(guards)
         self.unsupported_language = unsupported_language
