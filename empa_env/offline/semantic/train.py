@@ -280,6 +280,9 @@ def train_heads(
         if embedded is not None:
             raise ValueError("parts cannot be combined with precomputed embeddings")
         records = with_parts(records)
+    digest = data_digest(records)  # of every row given, read or not
+    if embedded is None:  # rows of other splits ("test") are never read: not encoded either
+        records = [r for r in records if r.split in ("train", "val")]
     pooled = features == "pooled"
     splits = np.array([r.split for r in records])
     calibration_split = "val" if (splits == "val").any() else "train"
@@ -347,7 +350,7 @@ def train_heads(
         "l2": l2,
         "n_train": int(train.sum()),
         "n_val": int((splits == "val").sum()),
-        "data_sha256": data_digest(records),
+        "data_sha256": digest,
         "validation": report,
     }
     return Heads(heads, mean, scale, meta, gate)
