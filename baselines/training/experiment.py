@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -30,13 +29,12 @@ import pandas as pd
 
 from baselines.advantages import AdvantageConfig
 from baselines.training.strategy import (
-    STRATEGIES,
     STRATEGY_NAMES,
     EpisodeBatch,
+    StrategyTurns,
     build_policy,
-    features,
 )
-from empa_env.rollout import RolloutHooks, Step, play_lockstep
+from empa_env.rollout import Step, play_lockstep
 
 METHODS: dict[str, str] = {
     "grpo": "GRPO",
@@ -81,53 +79,21 @@ def _make_env(env_id: str, kwargs: dict[str, Any]) -> Any:
     return gym.make(env_id, **kwargs)
 
 
-class _StrategyTurns(RolloutHooks):
-    """The strategy network as ``reply_batch`` for :func:`play_lockstep`: one batched forward per
-    turn over the running episodes' features, a sampled (or greedy) strategy each, phrased with
-    the episode's own random generator; the hooks keep each episode's actions and features."""
+class _StrategyTurns(StrategyTurns):
+    """In-process play: every draw from one shared generator (in the order the rows come), the
+    features kept here for :func:`play`."""
 
     def __init__(
         self, net: Any, n: int, rng: np.random.Generator, seed: int, greedy: bool, max_turns: int
     ) -> None:
-        super().__init__()
-        self.net, self.rng, self.greedy, self.max_turns = net, rng, greedy, max_turns
-        self.actions: list[list[int]] = [[] for _ in range(n)]
+        super().__init__(net, [seed * 7919 + i for i in range(n)], greedy, max_turns)
+        self.rng = rng
         self.feats: list[list[np.ndarray]] = [[] for _ in range(n)]
-        self.phrasing = [random.Random(seed * 7919 + i) for i in range(n)]
-        self._indices: list[int] = []
-        self._pending: dict[int, tuple[int, np.ndarray]] = {}
 
-    def before_turn(self, turn: int, indices: list[int]) -> None:
-        self._indices = indices
+    def draw(self, index: int, p: np.ndarray) -> int:
+        return int(self.rng.choice(len(p), p=p))
 
-    def __call__(self, histories: list[list[dict[str, str]]]) -> list[str]:
-        import torch
-
-        idx = self._indices
-        x = np.stack(
-            [
-                features(h, self.actions[i], self.max_turns)
-                for i, h in zip(idx, histories, strict=True)
-            ]
-        )
-        with torch.no_grad():
-            logits = self.net(torch.from_numpy(x)).numpy()
-        if self.greedy:
-            chosen = logits.argmax(-1)
-        else:
-            p = np.exp(logits - logits.max(-1, keepdims=True))
-            p /= p.sum(-1, keepdims=True)
-            chosen = np.array([self.rng.choice(len(row), p=row) for row in p])
-        replies = []
-        for j, (i, h) in enumerate(zip(idx, histories, strict=True)):
-            a = int(chosen[j])
-            self._pending[i] = (a, x[j])
-            replies.append(STRATEGIES[a].reply(h, self.phrasing[i]))
-        return replies
-
-    def on_step(self, index: int, step: Step) -> None:
-        a, x = self._pending.pop(index)
-        self.actions[index].append(a)
+    def record(self, index: int, action: int, x: np.ndarray, step: Step) -> None:
         self.feats[index].append(x)
 
 

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from empa_env.rollout import RolloutHooks, Step
+
 Message = dict[str, str]
 
 _WORD = re.compile(r"[a-z][a-z']+")
@@ -252,6 +254,59 @@ def build_policy(hidden: int = 64, seed: int = 0) -> object:
     return net
 
 
+class StrategyTurns(RolloutHooks):
+    """The strategy network as ``reply_batch`` and hooks for :func:`empa_env.rollout.play_lockstep`:
+    one batched forward per turn over the running episodes' features, a sampled (or greedy)
+    strategy each, phrased with the episode's own random generator (``phrasing_seeds``).
+
+    Subclasses say where a sampled strategy's random draw comes from (:meth:`draw`) and where a
+    played turn's action and features go (:meth:`record`)."""
+
+    def __init__(self, net: Any, phrasing_seeds: Sequence[int], greedy: bool, max_turns: int):
+        super().__init__()
+        self.net, self.greedy, self.max_turns = net, greedy, max_turns
+        self.actions: list[list[int]] = [[] for _ in phrasing_seeds]
+        self.phrasing = [random.Random(s) for s in phrasing_seeds]
+        self._indices: list[int] = []
+        self._pending: dict[int, tuple[int, np.ndarray]] = {}
+
+    def draw(self, index: int, p: np.ndarray) -> int:
+        """A strategy for episode ``index`` drawn from the probabilities ``p``."""
+        raise NotImplementedError
+
+    def record(self, index: int, action: int, x: np.ndarray, step: Step) -> None:
+        """Keep a played turn's action and features (after :attr:`actions` has it)."""
+
+    def before_turn(self, turn: int, indices: list[int]) -> None:
+        self._indices = indices
+
+    def __call__(self, histories: list[list[dict[str, str]]]) -> list[str]:
+        import torch
+
+        idx = self._indices
+        x = np.stack(
+            [features(h, self.actions[i], self.max_turns) for i, h in zip(idx, histories, strict=True)]
+        )  # fmt: skip
+        with torch.no_grad():
+            logits = self.net(torch.from_numpy(x)).numpy()
+        if self.greedy:
+            chosen = [int(a) for a in logits.argmax(-1)]
+        else:
+            p = np.exp(logits - logits.max(-1, keepdims=True))
+            p /= p.sum(-1, keepdims=True)
+            chosen = [self.draw(i, row) for i, row in zip(idx, p, strict=True)]
+        replies = []
+        for j, (i, h) in enumerate(zip(idx, histories, strict=True)):
+            self._pending[i] = (chosen[j], x[j])
+            replies.append(STRATEGIES[chosen[j]].reply(h, self.phrasing[i]))
+        return replies
+
+    def on_step(self, index: int, step: Step) -> None:
+        a, x = self._pending.pop(index)
+        self.actions[index].append(a)
+        self.record(index, a, x, step)
+
+
 @dataclass
 class EpisodeBatch:
     """``B x K`` episodes: padded rewards/lengths, and per turn the features and the action."""
@@ -265,6 +320,6 @@ class EpisodeBatch:
 
 __all__ = [
     "FEATURE_DIM", "FEELINGS", "N_STRATEGIES", "SINGLE_STRATEGIES", "STRATEGIES", "STRATEGY_NAMES",
-    "EpisodeBatch", "Strategy",
+    "EpisodeBatch", "Strategy", "StrategyTurns",
     "build_policy", "features", "last_feeling", "user_words",
 ]  # fmt: skip

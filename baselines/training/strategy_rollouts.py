@@ -16,7 +16,6 @@ draws nothing and equals the experiment's own loop exactly.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from baselines.training.ray_rollouts import EpisodeSpec, PlayedEpisode
-from baselines.training.strategy import STRATEGIES, EpisodeBatch, build_policy, features
-from empa_env.rollout import RolloutHooks, Step
+from baselines.training.strategy import EpisodeBatch, StrategyTurns, build_policy
+from empa_env.rollout import Step
 
 
 def strategy_episodes(case_ids: Sequence[str], k: int, seed: int) -> list[EpisodeSpec]:
@@ -62,49 +61,21 @@ class StrategyRollout:
         return _SeededStrategyTurns(self, episodes)
 
 
-class _SeededStrategyTurns(RolloutHooks):
-    """The batched strategy policy over ``episodes`` (lockstep position ``j`` = ``episodes[j]``);
+class _SeededStrategyTurns(StrategyTurns):
+    """The batched strategy policy over ``episodes`` (lockstep position ``j`` = ``episodes[j]``),
+    each with its own generator seeded by its index (so a Ray worker draws what the driver would);
     each turn's action and features go to ``step.extra``."""
 
     def __init__(self, recipe: StrategyRollout, episodes: Sequence[EpisodeSpec]) -> None:
-        super().__init__()
-        self.net = recipe.network()
-        self.greedy, self.max_turns = recipe.greedy, recipe.max_turns
-        n = len(episodes)
-        self.actions: list[list[int]] = [[] for _ in range(n)]
-        self.phrasing = [random.Random(recipe.seed * 7919 + e.index) for e in episodes]
+        seeds = [recipe.seed * 7919 + e.index for e in episodes]
+        super().__init__(recipe.network(), seeds, recipe.greedy, recipe.max_turns)
         self.draws = [np.random.default_rng([recipe.seed, e.index]) for e in episodes]
-        self._indices: list[int] = []
-        self._pending: dict[int, tuple[int, np.ndarray]] = {}
 
-    def before_turn(self, turn: int, indices: list[int]) -> None:
-        self._indices = indices
+    def draw(self, index: int, p: np.ndarray) -> int:
+        return int(self.draws[index].choice(len(p), p=p))
 
-    def __call__(self, histories: list[list[dict[str, str]]]) -> list[str]:
-        import torch
-
-        idx = self._indices
-        x = np.stack(
-            [features(h, self.actions[j], self.max_turns) for j, h in zip(idx, histories, strict=True)]
-        )  # fmt: skip
-        with torch.no_grad():
-            logits = self.net(torch.from_numpy(x)).numpy()
-        replies = []
-        for row, (j, h) in enumerate(zip(idx, histories, strict=True)):
-            if self.greedy:
-                a = int(logits[row].argmax())
-            else:
-                p = np.exp(logits[row] - logits[row].max())
-                p /= p.sum()
-                a = int(self.draws[j].choice(len(p), p=p))
-            self._pending[j] = (a, x[row])
-            replies.append(STRATEGIES[a].reply(h, self.phrasing[j]))
-        return replies
-
-    def on_step(self, index: int, step: Step) -> None:
-        a, x = self._pending.pop(index)
-        self.actions[index].append(a)
-        step.extra["action"], step.extra["features"] = a, x
+    def record(self, index: int, action: int, x: np.ndarray, step: Step) -> None:
+        step.extra["action"], step.extra["features"] = action, x
 
 
 def episode_batch(played: Sequence[PlayedEpisode], k: int) -> EpisodeBatch:
