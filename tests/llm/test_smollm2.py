@@ -121,18 +121,17 @@ def test_a_short_episode_with_every_role_smollm2(smollm2):
 
 
 def test_cross_judge_agreement_offline_vs_smollm2(smollm2):
-    env = EMPAEnv("empa30-v1", max_turns=2, epm_overrides={"min_turns": 2})
+    """One offline-judged turn re-judged by the real model: the comparison's whole path (a judge
+    call of about 1,700 prompt tokens, its repair, the cosine or the recorded failure) without
+    paying for a second turn that would exercise nothing new."""
+    env = EMPAEnv("empa30-v1", max_turns=1, epm_overrides={"min_turns": 1})
     env.reset(seed=1, options={"case": "empa30-029"})
-    for reply in (
-        "That sounds humiliating. You trained him yourself?",
-        "You kept showing up at six anyway. That says a lot about you.",
-    ):
-        *_, term, trunc, _ = env.step(reply)
+    *_, term, trunc, _ = env.step("That sounds humiliating. You trained him yourself?")
     assert term or trunc
     judger = LLMJudger(LITELLM_MODEL, **_options(smollm2))
     report = compare(env.trajectory, env.case, judger)
-    assert len(report.turns) == 2
-    assert len(report.compared) + report.failed_turns == 2
+    assert len(report.turns) == 1
+    assert len(report.compared) + report.failed_turns == 1
     if report.mean_cosine is not None:
         assert -1.0 <= report.mean_cosine <= 1.0
     data = report.as_dict()

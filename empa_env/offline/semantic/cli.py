@@ -3,9 +3,9 @@
 Registered as the ``judge`` command through the ``empa.commands`` entry-point group.
 
 * ``corpus [--seed N] [--out PATH]``  regenerate the labelled corpus (deterministic by seed).
-* ``train --data FILE [--out PATH] [--tier static|minilm] [--l2 X] [--parts]``  train the six
-  heads on a JSONL file in the documented format; the shipped corpus and defaults reproduce the
-  shipped heads.
+* ``train --data FILE [--out PATH] [--tier static|minilm] [--l2 X] [--parts] [--subsample K]``
+  train the six heads on a JSONL file in the documented format; the shipped corpus and defaults
+  reproduce the shipped heads.
 * ``eval --epitome CSV [--json] [--tier T] [--heads PATH]``  per axis accuracy, macro-F1, AUROC of
   "level > 0", Spearman and the majority baseline against EPITOME's human levels.
 * ``rate --user TEXT --reply TEXT [--tier T]``  one judgement as JSON.
@@ -59,6 +59,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="also train on each reply's labelled parts (default: the tier's shipped choice, "
         "static yes, minilm no)",
     )
+    p.add_argument(
+        "--subsample",
+        type=int,
+        default=1,
+        metavar="K",
+        help="train on about one reply in K (those whose text hashes to 0 mod K; the same for any "
+        "file order): a quick check of a setup (default: 1, every reply)",
+    )
     p.set_defaults(func=_train)
 
     p = sub.add_parser("eval", help="validate against EPITOME human labels")
@@ -104,13 +112,18 @@ def _train(args: argparse.Namespace) -> int:
         TIER_PARTS,
         CorpusFormatError,
         load_records,
+        subsample,
         train_heads,
     )
 
+    if args.subsample < 1:
+        raise UserError(f"--subsample must be at least 1, got {args.subsample}")
     try:
-        records = load_records(args.data)
+        records = subsample(load_records(args.data), args.subsample)
     except (OSError, CorpusFormatError) as exc:
         raise UserError(str(exc)) from None
+    if not records:
+        raise UserError(f"{args.data}: no reply is left with --subsample {args.subsample}")
     encoder = load_encoder(args.tier)
     heads = train_heads(records, encoder, l2=args.l2 or DEFAULT_L2, tier=args.tier,
                         features=args.features or TIER_FEATURES[args.tier],

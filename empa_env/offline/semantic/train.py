@@ -167,6 +167,21 @@ DEFAULT_FEATURES = "surface"
 SCORE_RULES: dict[str, str] = {"addressed": "progress: mean(reply, strongest sentence); neg: reply"}
 
 
+def subsample(records: Sequence[LabelledReply], every: int) -> list[LabelledReply]:
+    """About one record in ``every``: those whose reply text hashes to 0 modulo ``every``.
+
+    The choice depends on each reply's text only, so it is the same for any order of the file and
+    keeps every split in about its share; ``every == 1`` keeps all. A quick check of a training
+    setup, and what the tests reproduce for the slow MiniLM tier (tests/judge/test_semantic_train.py).
+    """
+    if every < 1:
+        raise ValueError(f"every must be >= 1, got {every}")
+    if every == 1:
+        return list(records)
+    return [r for r in records
+            if int.from_bytes(hashlib.sha256(r.reply.encode()).digest()[:8], "big") % every == 0]  # fmt: skip
+
+
 def surface_rows(records: Sequence[LabelledReply]) -> np.ndarray:
     """:func:`surface_features` of every record (the user's recent messages joined)."""
     return np.stack(
