@@ -80,6 +80,11 @@ def test_the_client_reaches_the_real_model(smollm2):
 
 
 def test_a_short_episode_with_every_role_smollm2(smollm2):
+    """Two turns with the real model in every role (the actor's opening and reply, the director's
+    tool calls, two judgements): whatever it writes, the episode ends cleanly and every failure is
+    recorded. No repair round here (each would resend a ~1,500-token prompt): the repair of a real
+    model's output is exercised by the cross-judge test below, repairs themselves against the
+    scripted server (tests/llm/test_reliability.py)."""
     ledger = UsageLedger()
     spec = f"llm:{LITELLM_MODEL}"
     env = EMPAEnv(
@@ -89,7 +94,7 @@ def test_a_short_episode_with_every_role_smollm2(smollm2):
         judger=spec,
         max_turns=2,
         epm_overrides={"min_turns": 2},
-        llm_options=_options(smollm2, ledger),
+        llm_options={**_options(smollm2, ledger), "max_repairs": 0},
     )
     opening, _ = env.reset(seed=0, options={"case": "empa30-029"})
     assert opening.strip()
@@ -114,6 +119,7 @@ def test_a_short_episode_with_every_role_smollm2(smollm2):
     assert sum(snap.get("judger", {}).get("failures", {}).values()) == len(failed_turns)
     assert infos[-1]["epm"]["judge_failures"] == len(failed_turns)
     for role in ("actor", "director", "judger"):
+        assert snap.get(role, {}).get("responses", 0) > 0, role  # every role really called
         failures = snap.get(role, {}).get("failures", {})
         assert set(failures) <= KNOWN_FAILURES, failures
     assert snap["total"]["responses"] > 0 and snap["total"]["prompt_tokens"] > 0
@@ -122,7 +128,8 @@ def test_a_short_episode_with_every_role_smollm2(smollm2):
 
 def test_cross_judge_agreement_offline_vs_smollm2(smollm2):
     """One offline-judged turn re-judged by the real model: the comparison's whole path (a judge
-    call of about 1,700 prompt tokens, its repair, the cosine or the recorded failure) without
+    call of about 1,700 prompt tokens, a repair round when its output is malformed, the cosine or
+    the recorded failure) without
     paying for a second turn that would exercise nothing new."""
     env = EMPAEnv("empa30-v1", max_turns=1, epm_overrides={"min_turns": 1})
     env.reset(seed=1, options={"case": "empa30-029"})
