@@ -4,6 +4,8 @@ leaderboard and results.json, `empa show`, case selection, the default run direc
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import signal
@@ -173,17 +175,25 @@ def _count(db: Path) -> int:
 
 # --- 2. results without opening files ------------------------------------------------------
 @pytest.fixture(scope="module")
-def small_run(tmp_path_factory) -> Path:
+def small_bench(tmp_path_factory) -> tuple[Path, str]:
+    """One `empa bench` (2 policies x 2 cases x 2 seeds, with its report): the run directory and
+    what the command printed."""
     run = tmp_path_factory.mktemp("bench") / "run"
-    code = main(["bench", *SMALL, "--seeds", "2", "--out", str(run),
-                 "--policy", "scripted:attuned", "--policy", "scripted:lecturer"])  # fmt: skip
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        code = main(["bench", *SMALL, "--seeds", "2", "--out", str(run),
+                     "--policy", "scripted:attuned", "--policy", "scripted:lecturer"])  # fmt: skip
     assert code == 0
-    return run
+    return run, printed.getvalue()
 
 
-def test_bench_prints_the_leaderboard_and_writes_results_json(small_run, capsys):
-    assert main(["report", str(small_run)]) == 0
-    out = capsys.readouterr().out
+@pytest.fixture(scope="module")
+def small_run(small_bench) -> Path:
+    return small_bench[0]
+
+
+def test_bench_prints_the_leaderboard_and_writes_results_json(small_bench):
+    small_run, out = small_bench
     assert "leaderboard" in out and "95% CI" in out and "written in" in out
     lines = [line for line in out.splitlines() if "attuned" in line or "lecturer" in line]
     assert len(lines) == 2
