@@ -127,6 +127,10 @@ def test_failed_episodes_are_grouped_by_message_with_an_example(tmp_path, capsys
     assert "e.g. episode nothing|" in out
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_says_how_many_episodes_are_saved_and_how_to_resume(tmp_path):
     policy = tmp_path / "slow.py"
     policy.write_text(
@@ -144,7 +148,16 @@ def test_ctrl_c_says_how_many_episodes_are_saved_and_how_to_resume(tmp_path):
     cmd = [sys.executable, "-m", "empa_env.cli", "bench", "--out", str(run), "--quiet",
            "--no-report", "--concurrency", "1", "--max-turns", "12",
            "--policy", f"slow=python:{policy}:reply"]  # fmt: skip
-    proc = subprocess.Popen(cmd, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        cmd,
+        env=ENV,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        # as from a terminal: a test run started in the background (`bash .ci/run &`) ignores
+        # SIGINT, and Python keeps an ignored SIGINT ignored in the child
+        preexec_fn=_default_sigint,
+    )
     try:
         deadline = time.monotonic() + 600
         while _count(run / "results.sqlite") < 1 and time.monotonic() < deadline:
