@@ -13,16 +13,20 @@ from benchmarks.runner import BenchConfig, run_benchmark
 from empa_env.cli import main
 from empa_env.config import EnvConfig
 
+#: Cases per run: enough for a paired test between the comparable models.
+CASES = 8
+
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """Three offline runs: mine-a and mine-b comparable (same suite, roles, preset), both with a
-    policy named 'attuned'; paper-run uses the paper preset (not comparable)."""
+    policy named 'attuned'; paper-run uses the paper preset (not comparable). Each plays the first
+    CASES cases of the suite (the selection is not what makes runs comparable)."""
     base = tmp_path_factory.mktemp("runs")
     plans = {
-        "mine-a": (BenchConfig(), ["scripted:attuned", "scripted:lecturer"]),
-        "mine-b": (BenchConfig(), ["scripted:attuned"]),
-        "paper-run": (BenchConfig(EnvConfig(preset="paper")), ["scripted:parrot"]),
+        "mine-a": (BenchConfig(limit=CASES), ["scripted:attuned", "scripted:lecturer"]),
+        "mine-b": (BenchConfig(limit=CASES), ["scripted:attuned"]),
+        "paper-run": (BenchConfig(EnvConfig(preset="paper"), limit=CASES), ["scripted:parrot"]),
     }
     out = {}
     for name, (config, policies) in plans.items():
@@ -34,7 +38,12 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def test_models_side_by_side_with_clashing_names_disambiguated(runs: dict[str, Path]) -> None:
     loaded = load_runs([runs["mine-a"], runs["mine-b"], runs["paper-run"]])
     counts = loaded.episodes.groupby("model").size().to_dict()
-    assert counts == {"attuned [mine-a]": 30, "attuned [mine-b]": 30, "lecturer": 30, "parrot": 30}
+    assert counts == {
+        "attuned [mine-a]": CASES,
+        "attuned [mine-b]": CASES,
+        "lecturer": CASES,
+        "parrot": CASES,
+    }
     assert loaded.episodes["episode_key"].is_unique
     assert set(loaded.episodes["episode_key"]) == set(loaded.trajectories)
     assert loaded.groups == {

@@ -46,16 +46,24 @@ def _count(db: Path) -> int:
             return 0
 
 
+#: The killed run: the first ten suite cases at the shortest episodes the official preset allows
+#: (2 policies x 10 cases = 20 episodes), enough to be killed after 5 and resumed for the rest.
+KILLED_CASES = 10
+
+
 def _bench_cmd(run_dir: Path, policy_file: Path) -> list[str]:
     return [
         sys.executable, "-m", "empa_env.cli", "bench", "--out", str(run_dir), "--quiet",
         "--no-report", "--concurrency", "2", "--policy", f"slow=python:{policy_file}:reply",
-        "--policy", "scripted:lecturer",
+        "--policy", "scripted:lecturer", "--limit", str(KILLED_CASES), "--max-turns", "12",
     ]  # fmt: skip
 
 
 @pytest.mark.slow
 def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path):
+    """A real SIGKILL of a real `empa bench` process after at least 5 committed episodes, then
+    the same command: the store is intact, the 5+ episodes are kept byte for byte, and every one
+    of the 20 episodes (2 policies x 10 cases) is there exactly once."""
     policy_file = tmp_path / "slow_policy.py"
     policy_file.write_text(SLOW_POLICY)
     run_dir = tmp_path / "run"
@@ -69,7 +77,7 @@ def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path):
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     before = _count(db)
-    assert 5 <= before < 60
+    assert 5 <= before < 2 * KILLED_CASES
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         kept = dict(conn.execute("SELECT episode_key, trajectory FROM episodes").fetchall())
@@ -82,17 +90,18 @@ def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(tmp_path):
     with sqlite3.connect(db) as conn:
         rows = dict(conn.execute("SELECT episode_key, trajectory FROM episodes").fetchall())
         n = conn.execute("SELECT COUNT(*) FROM episodes").fetchone()[0]
-    assert n == len(rows) == 60  # 2 policies x 30 cases x 1 seed, each exactly once
+    assert n == len(rows) == 2 * KILLED_CASES  # 2 policies x 10 cases x 1 seed, each once
     assert all(rows[k] == v for k, v in kept.items()), "finished episodes must not be redone"
 
 
 def test_changed_configuration_is_refused(tmp_path):
-    config = BenchConfig(EnvConfig(max_turns=14))
+    """Five cases are enough: only max_turns differs between the two configurations."""
+    config = BenchConfig(EnvConfig(max_turns=14), limit=5)
     asyncio.run(run_benchmark(config, ["scripted:lecturer"], tmp_path, progress=False))
     with pytest.raises(ConfigMismatchError, match="max_turns"):
         asyncio.run(
             run_benchmark(
-                BenchConfig(EnvConfig(max_turns=20)),
+                BenchConfig(EnvConfig(max_turns=20), limit=5),
                 ["scripted:lecturer"],
                 tmp_path,
                 progress=False,
@@ -103,18 +112,23 @@ def test_changed_configuration_is_refused(tmp_path):
         asyncio.run(run_benchmark(config, ["lecturer=scripted:empty"], tmp_path, progress=False))
     # adding a new policy to the same configuration extends the run
     summary = asyncio.run(run_benchmark(config, ["scripted:empty"], tmp_path, progress=False))
-    assert summary.finished == 30 and RunStore(tmp_path).count() == 60
+    assert summary.finished == 5 and RunStore(tmp_path).count() == 10
 
 
 def test_store_rows_match_epm_and_exports(tmp_path):
+    """2 policies x 5 cases x 2 seeds (20 episodes, the default roles and preset): every stored
+    row is epm.evaluate of its stored trajectory, and both exports hold every episode and turn."""
     asyncio.run(
         run_benchmark(
-            BenchConfig(seeds=2), ["scripted:attuned", "scripted:parrot"], tmp_path, progress=False
+            BenchConfig(seeds=2, limit=5),
+            ["scripted:attuned", "scripted:parrot"],
+            tmp_path,
+            progress=False,
         )
     )
     store = RunStore(tmp_path)
     frame = store.episodes_frame()
-    assert len(frame) == 120 and frame["episode_key"].is_unique
+    assert len(frame) == 20 and frame["episode_key"].is_unique
     trajectories = store.trajectories()
     for row in frame.sample(10, random_state=0).itertuples():
         recomputed = evaluate(trajectories[row.episode_key])
@@ -122,11 +136,11 @@ def test_store_rows_match_epm_and_exports(tmp_path):
         assert recomputed["outcome"] == row.outcome
     jsonl = export_jsonl(store, tmp_path / "episodes.jsonl")
     lines = jsonl.read_text().splitlines()
-    assert len(lines) == 120
+    assert len(lines) == 20
     first = json.loads(lines[0])
     assert Trajectory.from_dict(first["trajectory"]).num_turns == first["epm"]["turns"]
     episodes_path, turns_path = export_parquet(store, tmp_path)
-    assert len(pd.read_parquet(episodes_path)) == 120
+    assert len(pd.read_parquet(episodes_path)) == 20
     turns = pd.read_parquet(turns_path)
     assert len(turns) == frame["turns"].sum()
     assert {"C_Prog", "A_Neg", "delta_E", "evidence", "reply"} <= set(turns.columns)
@@ -163,6 +177,7 @@ def test_a_failing_policy_is_recorded_not_stored(tmp_path):
 
 
 def test_nee_panel_adds_nee_and_fcs_through_a_real_server(tmp_path):
+    """Five cases, each rated by a panel of two judges on a real (scripted) HTTP server."""
     from empa_env.testing.scripted_server import ScriptedLLMServer
 
     server = ScriptedLLMServer().start()
@@ -178,13 +193,14 @@ def test_nee_panel_adds_nee_and_fcs_through_a_real_server(tmp_path):
                 },
             ),
             nee_judges=["openai/scripted-a", "openai/scripted-b"],
+            limit=5,
         )
         asyncio.run(run_benchmark(config, ["scripted:attuned"], tmp_path, progress=False))
     finally:
         server.stop()
     store = RunStore(tmp_path)
     frame = store.episodes_frame()
-    assert len(frame) == 30 and frame["NEE"].notna().all()
+    assert len(frame) == 5 and frame["NEE"].notna().all()
     assert ((frame["NEE"] >= 0) & (frame["NEE"] <= 100)).all()
     assert frame["FCS"].to_numpy() == pytest.approx(0.6 * frame["EPM_Index"] + 0.4 * frame["NEE"])
     assert "api_key" not in store.run_info()["config"]

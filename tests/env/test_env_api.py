@@ -161,11 +161,14 @@ def test_async_api_is_the_same_logic_as_sync():
 
 
 def test_many_concurrent_async_episodes():
+    """30 environments at once on one event loop, one per suite case: each episode runs to its
+    end (at least the 12 turns the official preset requires)."""
+
     async def main():
-        envs = [EMPAEnv("empa30-v1") for _ in range(60)]
+        envs = [EMPAEnv("empa30-v1") for _ in range(30)]
 
         async def one(i, env):
-            await env.areset(seed=i, options={"case": env.cases[i % 30]})
+            await env.areset(seed=i, options={"case": env.cases[i]})
             while True:
                 *_, term, trunc, info = await env.astep(sp.advice_giver(env.messages))
                 if term or trunc:
@@ -174,7 +177,7 @@ def test_many_concurrent_async_episodes():
         return await asyncio.gather(*(one(i, e) for i, e in enumerate(envs)))
 
     turns = asyncio.run(main())
-    assert len(turns) == 60 and all(t >= 12 for t in turns)
+    assert len(turns) == 30 and all(t >= 12 for t in turns)
 
 
 def test_presets_and_rewards_are_configurable():
