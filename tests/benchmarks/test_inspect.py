@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-pytest.importorskip("inspect_ai")
-
-from inspect_ai import eval as inspect_eval  # noqa: E402
-from inspect_ai.log import EvalLog  # noqa: E402
-
-from benchmarks.inspect_task import use_bundled_tiktoken  # noqa: E402
+# inspect_ai is imported by the tests that use it, not when the file is collected: collecting
+# would cost every pytest-xdist worker about eight seconds for a module that one of them runs.
+if importlib.util.find_spec("inspect_ai") is None:
+    pytest.skip("inspect_ai is not installed (the 'inspect' extra)", allow_module_level=True)
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog
 
 CASES = "empa30-001,empa30-002"
 REPO = Path(__file__).resolve().parents[2]
@@ -30,6 +32,10 @@ def _outside_the_checkout(tmp_path, monkeypatch) -> None:
 
 
 def _run(tmp_path, model: str, **model_args: object) -> EvalLog:
+    from inspect_ai import eval as inspect_eval
+
+    from benchmarks.inspect_task import use_bundled_tiktoken
+
     use_bundled_tiktoken()
     (log,) = inspect_eval(
         "empa_gym/empa30",
