@@ -131,11 +131,8 @@ def test_usage_deltas_subtract_numbers_key_by_key():
 
 
 # --- on a local cluster ---------------------------------------------------------------------------
-@pytest.fixture
+@pytest.fixture(scope="session")
 def cluster():
-    """The session's cluster (started once per process), with two worker nodes: a node a test
-    killed is replaced only when a later test asks for the cluster (the node-killing test comes
-    last here, so no node is started for nothing)."""
     from benchmarks.executors.local_cluster import shared_cluster
 
     return shared_cluster(workers=2)
@@ -185,38 +182,6 @@ def test_episode_errors_are_grouped_as_locally_and_ray_does_not_retry_them(tmp_p
     assert "3 x ValueError: no reply today" in str(summary)
     with RunStore(tmp_path / "run") as store:
         assert sorted(e["episode_key"] for e in store.errors()) == sorted(keys)  # once each
-
-
-@pytest.mark.slow
-def test_a_killed_ray_driver_resumes_where_it_stopped(tmp_path, cluster):
-    policy = tmp_path / "noting.py"
-    policy.write_text(NOTING_POLICY.format(notes=str(tmp_path / "notes.txt")))
-    run_dir = tmp_path / "run"
-    db = run_dir / "results.sqlite"
-    cmd = [
-        sys.executable, "-m", "empa_env.cli", "bench", "--executor", "ray",
-        "--ray-address", cluster.address, "--out", str(run_dir), "--no-report", "--quiet",
-        "--max-turns", "12", "--limit", "6", "--concurrency", "2",
-        "--policy", f"noting=python:{policy}:reply",
-    ]  # fmt: skip
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    proc = subprocess.Popen(cmd, env=env, cwd=tmp_path)
-    deadline = time.monotonic() + 120
-    while _count(db) < 2 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    assert proc.poll() is None, "the run ended before the driver could be killed"
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    before = _rows(run_dir)
-    assert 2 <= len(before) < 6
-
-    done = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert f"{len(before)} already in" in done.stdout
-    after = _rows(run_dir)
-    assert set(after) == {episode_key("noting", f"empa30-00{c}", 0) for c in range(1, 7)}
-    assert _count(db) == 6
-    assert all(after[k] == v for k, v in before.items()), "finished episodes must not be redone"
 
 
 @pytest.mark.slow
@@ -280,3 +245,36 @@ def test_killing_a_worker_node_mid_run_loses_nothing_and_duplicates_nothing(tmp_
     interrupted = len(started_on(victim.node_id)) - finished_on.get(victim.node_id[:8], 0)
     assert interrupted >= 1
     assert finished_on.get(survivor.node_id[:8], 0) == 10 - finished_on.get(victim.node_id[:8], 0)
+    cluster.add_worker()  # the next test gets two worker nodes again
+
+
+@pytest.mark.slow
+def test_a_killed_ray_driver_resumes_where_it_stopped(tmp_path, cluster):
+    policy = tmp_path / "noting.py"
+    policy.write_text(NOTING_POLICY.format(notes=str(tmp_path / "notes.txt")))
+    run_dir = tmp_path / "run"
+    db = run_dir / "results.sqlite"
+    cmd = [
+        sys.executable, "-m", "empa_env.cli", "bench", "--executor", "ray",
+        "--ray-address", cluster.address, "--out", str(run_dir), "--no-report", "--quiet",
+        "--max-turns", "12", "--limit", "6", "--concurrency", "2",
+        "--policy", f"noting=python:{policy}:reply",
+    ]  # fmt: skip
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    proc = subprocess.Popen(cmd, env=env, cwd=tmp_path)
+    deadline = time.monotonic() + 120
+    while _count(db) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert proc.poll() is None, "the run ended before the driver could be killed"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    before = _rows(run_dir)
+    assert 2 <= len(before) < 6
+
+    done = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert f"{len(before)} already in" in done.stdout
+    after = _rows(run_dir)
+    assert set(after) == {episode_key("noting", f"empa30-00{c}", 0) for c in range(1, 7)}
+    assert _count(db) == 6
+    assert all(after[k] == v for k, v in before.items()), "finished episodes must not be redone"
