@@ -211,19 +211,30 @@ def train_method(method: str, seed: int, cfg: ExperimentConfig) -> tuple[Any, pd
     return net, pd.DataFrame(rows)
 
 
-def evaluate(net: Any, cfg: ExperimentConfig, greedy: bool = False) -> pd.DataFrame:
-    """One episode on every case of the evaluation suite: the policy samples its strategies (as
-    an LLM samples its replies) with a fixed seed, or with ``greedy`` takes the most likely one."""
+def evaluation_envs(cfg: ExperimentConfig) -> list[Any]:
+    """One environment per case of the evaluation suite (:func:`evaluate` resets each)."""
     env0 = _make_env(cfg.eval_env, cfg.eval_env_kwargs)
-    cases = [c.id for c in env0.unwrapped.cases]
-    max_turns = env0.unwrapped.config.ending.max_turns
-    envs = [env0] + [_make_env(cfg.eval_env, cfg.eval_env_kwargs) for _ in cases[1:]]
+    cases = env0.unwrapped.cases
+    return [env0] + [_make_env(cfg.eval_env, cfg.eval_env_kwargs) for _ in cases[1:]]
+
+
+def evaluate(
+    net: Any, cfg: ExperimentConfig, greedy: bool = False, envs: Sequence[Any] | None = None
+) -> pd.DataFrame:
+    """One episode on every case of the evaluation suite: the policy samples its strategies (as
+    an LLM samples its replies) with a fixed seed, or with ``greedy`` takes the most likely one.
+    ``envs`` (from :func:`evaluation_envs`, left open) saves making them for each call."""
+    own = envs is None
+    envs = evaluation_envs(cfg) if envs is None else envs
+    cases = [c.id for c in envs[0].unwrapped.cases]
+    max_turns = envs[0].unwrapped.config.ending.max_turns
     rng = np.random.default_rng(cfg.eval_seed)
     batch = play(net, envs, cases, 1, rng, cfg.eval_seed, greedy=greedy, max_turns=max_turns)
     played = batch.lengths[..., None] > np.arange(batch.actions.shape[2])
     counts = np.bincount(batch.actions[played], minlength=len(STRATEGY_NAMES))
-    for env in envs:
-        env.close()
+    if own:
+        for env in envs:
+            env.close()
     rows = [
         {"case_id": c, "success": bool(e.get("success")),
          "EPM_Index": float(e.get("EPM_Index") or 0.0), "turns": int(batch.lengths[i, 0])}
@@ -243,8 +254,11 @@ def _job(args: tuple[str, int, ExperimentConfig]) -> dict[str, Any]:
         net, curve = build_policy(cfg.hidden, seed=seed), pd.DataFrame()
     else:
         net, curve = train_method(method, seed, cfg)
-    ev = evaluate(net, cfg)
-    greedy = evaluate(net, cfg, greedy=True)
+    envs = evaluation_envs(cfg)  # both evaluations reset and reuse them
+    ev = evaluate(net, cfg, envs=envs)
+    greedy = evaluate(net, cfg, greedy=True, envs=envs)
+    for env in envs:
+        env.close()
     return {
         "method": method, "seed": seed, "pass": int(ev["success"].sum()),
         "score": float(ev["EPM_Index"].mean()), "turns": float(ev["turns"].mean()),

@@ -28,9 +28,15 @@ from baselines.training.rollout import GenerationSettings, play_episodes  # noqa
 
 pytestmark = [pytest.mark.train, pytest.mark.xdist_group("ray_cluster")]
 MAX_TURNS = 4
-ENV_KWARGS = {"max_turns": MAX_TURNS, "epm_overrides": {"min_turns": MAX_TURNS}}
-SAMPLED = GenerationSettings(max_new_tokens=6)
-GREEDY = GenerationSettings(max_new_tokens=6, greedy=True)
+#: The first 8 cases of the default generated pool (``generated:0:8`` is the same stream cut
+#: after 8 cases: the same cases, without generating 600 in every process, the actors' too).
+ENV_KWARGS = {
+    "max_turns": MAX_TURNS, "epm_overrides": {"min_turns": MAX_TURNS}, "case_pool": "generated:0:8",
+}  # fmt: skip
+#: Prompts are padded to ``max_prompt_length`` (see baselines.training.mica_rollouts); these
+#: episodes' prompts stay under 200 tokens, so 256 (the trainers' setting below) truncates none.
+SAMPLED = GenerationSettings(max_new_tokens=6, max_prompt_length=256)
+GREEDY = GenerationSettings(max_new_tokens=6, greedy=True, max_prompt_length=256)
 
 
 def _turns(batch) -> list[tuple]:
@@ -64,19 +70,35 @@ def setting():
     torch.set_num_threads(threads)
 
 
-def test_greedy_recipe_plays_exactly_the_learners_play_episodes(setting):
+@pytest.fixture(scope="module")
+def greedy_own(setting):
+    """The learner's own greedy play (seed 5), the reference of the greedy recipe here and on
+    the actors."""
     model, tokenizer, envs, cases = setting
-    own = play_episodes(model, tokenizer, envs, cases, 2, GREEDY, seed=5)
+    return play_episodes(model, tokenizer, envs, cases, 2, GREEDY, seed=5)
+
+
+@pytest.fixture(scope="module")
+def sampled_here(setting):
+    """The sampled recipe's episodes (seed 7) all played in this process, as one share."""
+    model, tokenizer, envs, cases = setting
+    recipe = LMRollout.of(model, tokenizer, SAMPLED, seed=7)
+    return rollout_batch(play_in_process(envs, recipe, lm_episodes(cases, 2, 7)), cases, 2)
+
+
+def test_greedy_recipe_plays_exactly_the_learners_play_episodes(setting, greedy_own):
+    model, tokenizer, envs, cases = setting
+    own = greedy_own
     recipe = LMRollout.of(model, tokenizer, GREEDY, seed=5)
     assert recipe.model() is not model  # rebuilt from the configuration and the weights
     assert_same_batches(rollout_batch(play_in_process(envs, recipe, lm_episodes(cases, 2, 5)), cases, 2), own)  # fmt: skip
 
 
-def test_sampled_episodes_do_not_depend_on_how_they_are_dealt(setting):
+def test_sampled_episodes_do_not_depend_on_how_they_are_dealt(setting, sampled_here):
     model, tokenizer, envs, cases = setting
     recipe = LMRollout.of(model, tokenizer, SAMPLED, seed=7)
     episodes = lm_episodes(cases, 2, 7)
-    whole = rollout_batch(play_in_process(envs, recipe, episodes), cases, 2)
+    whole = sampled_here
     dealt = [e for part in shards(episodes, 3) for e in play_in_process(envs, recipe, part)]
     assert_same_batches(rollout_batch(dealt, cases, 2), whole)
     first_replies = {tuple(s.completion_ids) for s in whole.samples if s.turn == 0}
@@ -142,7 +164,9 @@ def _trainer(model, tokenizer, cases, tmp_path, pool, max_steps, max_new_tokens=
 
 
 @pytest.mark.slow
-def test_actors_play_the_learners_episodes_and_the_trainer_learns_on_them(setting, pool, tmp_path):
+def test_actors_play_the_learners_episodes_and_the_trainer_learns_on_them(
+    setting, pool, tmp_path, greedy_own, sampled_here
+):
     import copy
 
     import torch
@@ -152,10 +176,9 @@ def test_actors_play_the_learners_episodes_and_the_trainer_learns_on_them(settin
     model, tokenizer, envs, cases = setting
     assert len({w.split("/")[0] for w in pool.where()}) == 2  # one actor per worker node
     greedy = pool.play(LMRollout.of(model, tokenizer, GREEDY, 5), lm_episodes(cases, 2, 5))
-    own = play_episodes(model, tokenizer, envs, cases, 2, GREEDY, seed=5)
-    assert_same_batches(rollout_batch(greedy, cases, 2), own)
+    assert_same_batches(rollout_batch(greedy, cases, 2), greedy_own)
     sampled = LMRollout.of(model, tokenizer, SAMPLED, 7)
-    one_worker = rollout_batch(play_in_process(envs, sampled, lm_episodes(cases, 2, 7)), cases, 2)
+    one_worker = sampled_here  # every episode in this process, as one share
     assert_same_batches(rollout_batch(pool.play(sampled, lm_episodes(cases, 2, 7)), cases, 2), one_worker)  # fmt: skip
 
     # Two optimiser steps on the actors' rollouts: each generation is the one the learner's

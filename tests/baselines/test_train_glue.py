@@ -4,10 +4,8 @@ pairs from a run or an environment, ``--model`` as a Hugging Face id in the loca
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -28,13 +26,27 @@ def _empa(*args: str) -> None:
     subprocess.run([sys.executable, "-c", code, *args], check=True, capture_output=True)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def one_torch_thread():
+    """The trainers here run in this process with one torch thread, as the subprocess below (on a
+    busy 2-core machine a second thread mostly spins)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
-    """A tiny run: two scripted policies on one case (12 turns, lexicon judger), exported."""
+    """A tiny run: two scripted policies on one case (12 turns, lexicon judger), exported (no
+    HTML report: its figures cost ~6 s of CPU and nothing here reads them)."""
     out = tmp_path_factory.mktemp("run") / "run"
     _empa(
         "bench", "--policy", "scripted:attuned", "--policy", "scripted:lecturer",
         "--case", "empa30-001", "--max-turns", "12", "--judger", "lexicon", "--out", str(out),
+        "--no-report",
     )  # fmt: skip
     _empa("export", "--format", "jsonl", str(out))
     assert (out / "episodes.jsonl").exists()
@@ -102,8 +114,13 @@ def test_model_id_absent_from_the_cache_is_one_line(tmp_path, run_dir, capsys):
     assert err.value.code == 2 and "local cache" in lines[-1]
 
 
-def test_model_id_present_in_the_cache_loads(tmp_path, run_dir):
-    """A Hugging Face cache laid out by hand (models--ORG--NAME/snapshots/REV, refs/main)."""
+def test_model_id_present_in_the_cache_loads(tmp_path, run_dir, capsys, monkeypatch):
+    """A Hugging Face cache laid out by hand (models--ORG--NAME/snapshots/REV, refs/main), found
+    where ``HF_HUB_CACHE`` points (huggingface_hub reads the variable once, at import, into
+    ``constants.HF_HUB_CACHE``, which every lookup reads: set here in this process; the session
+    is offline, as ``HF_HUB_OFFLINE=1`` makes it)."""
+    import huggingface_hub.constants
+
     from baselines.training.tiny import build_tiny_causal_lm
 
     cache = tmp_path / "hub"
@@ -114,12 +131,8 @@ def test_model_id_present_in_the_cache_loads(tmp_path, run_dir):
     refs = cache / "models--empa-test--tiny" / "refs"
     refs.mkdir(parents=True)
     (refs / "main").write_text("0123abcd")
-    env = {**os.environ, "HF_HUB_CACHE": str(cache), "HF_HUB_OFFLINE": "1"}
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(cache))
+    assert huggingface_hub.constants.HF_HUB_OFFLINE
     argv = ["sft", "--trajectories", str(run_dir), "--model", "empa-test/tiny", *QUICK]
-    code = "import sys; from baselines.train_cli import main; sys.exit(main(sys.argv[1:]))"
-    done = subprocess.run(
-        [sys.executable, "-c", code, *argv, "--output-dir", str(tmp_path / "out")],
-        env=env, capture_output=True, text=True, cwd=Path(__file__).parents[2],
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout.strip().splitlines()[-1])["examples"] == 2
+    assert main([*argv, "--output-dir", str(tmp_path / "out")]) == 0
+    assert _last_json(capsys)["examples"] == 2

@@ -23,7 +23,9 @@ from baselines.training import use_offline_hub
 from baselines.training.mica import MICAConfig, MICATrainer, case_dataset, env_case_ids
 from baselines.training.tiny import build_tiny_causal_lm
 
-ENV_KWARGS = {"max_turns": 3, "epm_overrides": {"min_turns": 2}}
+#: ``generated:0:8``: the first 8 cases of the default generated pool (the same cases, without
+#: generating the other 592 in each process).
+ENV_KWARGS = {"max_turns": 3, "epm_overrides": {"min_turns": 2}, "case_pool": "generated:0:8"}
 
 
 def _rank() -> int:
