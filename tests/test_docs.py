@@ -24,9 +24,10 @@ def test_readme_starts_with_the_two_commands():
     assert "empa bench" in bash[0] and bash[0].startswith("python3 -m venv .venv")
     assert bash[1].strip() == "bash .ci/run"
     ci = (ROOT / ".ci" / "run").read_text()
-    assert "pytest" in ci and "-m" not in ci.split("pytest", 1)[1].split("\n", 1)[0].replace(
-        '"$@"', ""
-    )
+    # The test command runs the whole suite: no marker selection (-m), no -k, no deselection.
+    (run,) = [line for line in ci.splitlines() if line.startswith("exec") and " pytest " in line]
+    options = run.split(" pytest ", 1)[1].replace('"$@"', "").split()
+    assert not {"-m", "-k", "--deselect", "--ignore", "-x"} & set(options), run
 
 
 @pytest.mark.parametrize("index", range(len(_blocks("python"))))
