@@ -23,7 +23,6 @@ environment, for reward-model pairs ranked by the Judger's increment.
 from __future__ import annotations
 
 import copy
-import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -311,56 +310,18 @@ def play_episodes(
     )
 
 
-#: What :func:`_shared_tokenizers` does not look into: scalars, classes, modules, functions.
-_NOT_WALKED = (
-    str, bytes, int, float, complex, type, types.ModuleType, types.FunctionType,
-    types.MethodType, types.BuiltinFunctionType,
-)  # fmt: skip
-
-
-def _shared_tokenizers(root: Any, skip: Sequence[Any] = ()) -> list[Any]:
-    """The ``tokenizers.Tokenizer`` objects reachable from ``root`` (through instance attributes
-    and containers; ``skip`` and what only it reaches are not visited).
-
-    A copy of an environment can share them with the original: a Judger's encoder sets its
-    tokenizer up once and then only encodes with it, and copying one costs about 0.1 s (it is
-    rebuilt from its serialised form), twenty times the rest of an offline environment."""
-    try:
-        from tokenizers import Tokenizer
-    except ImportError:  # nothing of the environment can hold one
-        return []
-    found: list[Any] = []
-    seen = {id(obj) for obj in skip}
-    stack = [root]
-    while stack:
-        obj = stack.pop()
-        if id(obj) in seen or isinstance(obj, _NOT_WALKED):
-            continue
-        seen.add(id(obj))
-        if isinstance(obj, Tokenizer):
-            found.append(obj)
-        elif isinstance(obj, dict):
-            stack.extend(obj.values())
-        elif isinstance(obj, (list, tuple, set, frozenset)):
-            stack.extend(obj)
-        elif isinstance(getattr(obj, "__dict__", None), dict):
-            stack.extend(vars(obj).values())
-    return found
-
-
 def score_candidates(env: Any, candidates: Sequence[str], key: str = "delta_E") -> list[float]:
     """The Judger's increment for each candidate reply at the env's current context.
 
     Each candidate is played on a deep copy of the (unwrapped) environment, so the original is
     untouched; ``key`` is ``"delta_E"`` (the effective projection ``v_t . v_star``) or
     ``"reward"`` (the IDR). Costs one full turn (Judger, Director, Actor) per candidate. The
-    case pool is read-only and shared with the copies rather than copied, and so are the
-    environment's tokenizers (:func:`_shared_tokenizers`).
+    case pool is read-only and shared with the copies rather than copied (the Judger's encoder
+    shares itself with its copies too).
     """
     scores = []
     base = env.unwrapped
     shared = [getattr(base, name) for name in ("cases", "_cases_by_id") if hasattr(base, name)]
-    shared += _shared_tokenizers(base, shared)
     for reply in candidates:
         twin = copy.deepcopy(base, {id(obj): obj for obj in shared})
         _, reward, _, _, info = twin.step(reply)

@@ -53,3 +53,29 @@ def test_cache_is_bounded_lru_and_returns_the_same_rows():
     assert len(e) == 3
     e.encode(["c d"])
     assert e.misses == 5
+
+
+def test_a_deep_copy_of_an_environment_shares_its_loaded_encoder():
+    """The encoder never changes once loaded, so copies (score_candidates plays each candidate on
+    one) share it instead of rebuilding the tokenizer; a cache around it is still copied."""
+    import copy
+
+    from empa_env.env import EMPAEnv
+
+    cached = enc.load_encoder("static")  # the loaded model inside a cache, as the judge holds it
+    assert isinstance(cached, enc.CachedEncoder)
+    static = cached.inner
+    assert copy.deepcopy(static) is static
+    twin = copy.deepcopy(cached)
+    assert twin is not cached and twin.inner is static and twin._rows is not cached._rows
+
+    env = EMPAEnv("empa30-v1")
+    env.reset(seed=0, options={"case": "empa30-001"})
+    copy_of_env = copy.deepcopy(env)
+    reply = "That sounds hard. What happened next?"
+    *_, a = env.step(reply)
+    *_, b = copy_of_env.step(reply)
+    assert a["levels"] == b["levels"] and a["epm"] == b["epm"]
+
+    mine, theirs = env.roles.judger.inner.encoder, copy_of_env.roles.judger.inner.encoder
+    assert isinstance(mine, enc.CachedEncoder) and theirs.inner is mine.inner

