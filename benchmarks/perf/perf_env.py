@@ -6,9 +6,10 @@ Each judge is measured side by side in one run (the machine's load affects them 
 
     python benchmarks/perf/perf_env.py [--repeats 3] [--judger offline --judger lexicon ...]
 
-Run it pinned to one core for the one-core figure: ``taskset -c 0 python ...``. The replay clears
-the judges' caches of analysed text first (every reply and user line is new), the "warm" figure
-keeps them (a case played again, as in training).
+Run it pinned to one core for the one-core figure: ``taskset -c 0 python ...``. The replay is
+timed in CPU seconds of this process (the machine's other load does not count) and clears every
+cache of analysed text first (:func:`clear_caches`: every reply and user line is new), the "warm"
+figure keeps them (a case played again, as in training).
 
 Goals: the default judge >= 100 steps/s on one core (issue 14); the lexicon judge was >= 5,000.
 """
@@ -30,14 +31,27 @@ JUDGES = ("offline", "semantic:minilm", "lexicon")
 
 
 def clear_caches(env: EMPAEnv) -> None:
-    """Forget every analysed text, so every reply and user line is new to the Judger."""
+    """Forget every analysed text, so every reply and user line is new to the Judger: the phrase
+    judge's analyses, the encoder's vectors, the guards' reply facts, fluency scores and tokens,
+    and the text layer's reading forms (truly cold)."""
+    from empa_env.offline import guards as guards_module
+    from empa_env.text import _reading
+
     analyse.cache_clear()
     analyse_user.cache_clear()
+    guards_module._tokens.cache_clear()
+    guards_module.script_of.cache_clear()
+    _reading.cache_clear()
     judge = env.roles.judger
     for inner in (judge, getattr(judge, "inner", None)):
         encoder = getattr(inner, "encoder", None)
         if encoder is not None and hasattr(encoder, "clear"):
             encoder.clear()
+    guards = getattr(judge, "guards", None)
+    for cache in ("_facts", "_fluent"):
+        fn = getattr(guards, cache, None)
+        if fn is not None and hasattr(fn, "cache_clear"):
+            fn.cache_clear()
 
 
 def record(env: EMPAEnv, policy_name: str) -> list[tuple[str, list[str]]]:
@@ -62,13 +76,13 @@ def replay(
     if cold:
         clear_caches(env)
     steps = 0
-    start = time.perf_counter()
+    start = time.process_time()
     for case_id, replies in episodes:
         env.reset(seed=0, options={"case": case_id})
         for reply in replies:
             env.step(reply)
             steps += 1
-    return steps, time.perf_counter() - start
+    return steps, time.process_time() - start
 
 
 def suite_with_policy(env: EMPAEnv, policy_name: str) -> tuple[int, float]:
@@ -107,8 +121,8 @@ def main() -> None:
             warm_steps, warm_seconds = replay(env, episodes, cold=False)
             n_ep = len(episodes)
             print(
-                f"[{judger:16s} {name:12s}] env only: {statistics.median(rates):8.0f} steps/s cold, "
-                f"{warm_steps / warm_seconds:8.0f} warm ({steps} steps, {n_ep} episodes, "
+                f"[{judger:16s} {name:12s}] env only: {statistics.median(rates):8.0f} steps per "
+                f"CPU-second cold, {warm_steps / warm_seconds:8.0f} warm ({steps} steps, {n_ep} episodes, "
                 f"{n_ep / statistics.median(times):6.1f} episodes/s)",
                 flush=True,
             )

@@ -10,6 +10,8 @@
 from __future__ import annotations
 
 from empa_env.offline.guarded import GuardedJudger
+from empa_env.offline.semantic.encoder import shared_encoder
+from empa_env.offline.semantic.grounding import GroundingGuard, GroundingModel
 from empa_env.offline.semantic.judger import SemanticJudger
 
 #: The encoder tier of the default judge (``"minilm"``: int8 MiniLM; ``"static"``: static vectors).
@@ -20,7 +22,9 @@ def offline_judger(tier: str = DEFAULT_TIER) -> GuardedJudger:
     """``judger="offline"`` (or ``"semantic:TIER"``): guards around the semantic judge."""
     # A reply the encoder cannot read gets zero credit from the heads (not a judge failure); the
     # guards rate it (a language other than the case's misses the person).
-    inner = SemanticJudger(tier=tier, unsupported_language="zero")
+    encoder = shared_encoder(tier)
+    guards = (GroundingGuard(GroundingModel(encoder)),) if tier == "static" else ()
+    inner = SemanticJudger(tier=tier, guards=guards, encoder=encoder, unsupported_language="zero")
     judge = GuardedJudger(inner)
     judge.languages = inner.languages  # type: ignore[attr-defined]  # what it can rate
     return judge

@@ -21,11 +21,27 @@ the constructor's ``language``.
 
 from __future__ import annotations
 
-from empa_env.offline.guards import GUARDS_VERSION, ReplyGuards, split_sentences
+from dataclasses import replace
+
+from empa_env.offline.guards import (
+    GUARDS_VERSION,
+    GuardVerdict,
+    ReplyGuards,
+    fluency_sha256,
+    split_sentences,
+)
 from empa_env.roles.base import Judger
 from empa_env.roles.views import JudgeView
 from epm.rubric import AXES
 from epm.trajectory import Judgement
+
+#: Reasons of the guards' lexical relevance penalties (see ``ReplyGuards._relevance``).
+RELEVANCE_REASONS = ("changes the subject", "talks about")
+
+
+#: How much better a sentence must fit other people's conversations than this one (its
+#: grounding feature ``specificity``) for a relevance penalty to stand.
+ELSEWHERE_SPECIFICITY = -0.35
 
 
 class GuardedJudger(Judger):
@@ -43,20 +59,47 @@ class GuardedJudger(Judger):
             "class": type(self).__name__,
             "name": self.name,
             "guards": self.guards.version,
+            "fluency_sha256": fluency_sha256(),
             **{f"inner.{k}": str(v) for k, v in inner.items()},
         }
 
     def judge(self, view: JudgeView) -> Judgement:
         language = getattr(view.profile, "language", None) or self.language
-        verdict = self.guards.inspect(view.reply, view.history, language)
+        verdict = self._relevance_checked(
+            self.guards.inspect(view.reply, view.history, language), view
+        )
         inner = self.inner.judge(view)
         return self.combine(view.reply, verdict, inner)
 
     async def ajudge(self, view: JudgeView) -> Judgement:
         language = getattr(view.profile, "language", None) or self.language
-        verdict = self.guards.inspect(view.reply, view.history, language)
+        verdict = self._relevance_checked(
+            self.guards.inspect(view.reply, view.history, language), view
+        )
         inner = await self.inner.ajudge(view)
         return self.combine(view.reply, verdict, inner)
+
+    def _relevance_checked(self, verdict: GuardVerdict, view: JudgeView) -> GuardVerdict:
+        """The guards' lexical relevance penalties ("changes the subject", "never raised") stand
+        only where the inner judge's learned grounding agrees that the sentence is about
+        something else: a word list flags idioms, abbreviations and typos in human replies
+        ("jump the gun", "Ph.D.", "your saftey"), a judgement of relevance does not. Without a
+        grounding model (another inner judge) the penalties stand as found."""
+        model = getattr(self.inner, "grounding", None)
+        relevance = [f for f in verdict.penalties if f.reason.startswith(RELEVANCE_REASONS)]
+        if model is None or not relevance:
+            return verdict
+        users = [m.content for m in view.history if m.role == "user"]
+        limit = model.thresholds["misattributes"]
+
+        def _elsewhere(quote: str) -> bool:
+            g = model.read(users, quote)
+            return g.best < limit and float(g.column("specificity").max()) < ELSEWHERE_SPECIFICITY
+
+        kept = tuple(f for f in verdict.penalties if f not in relevance or _elsewhere(f.quote))
+        if len(kept) == len(verdict.penalties):
+            return verdict
+        return replace(verdict, penalties=kept)
 
     # ------------------------------------------------------------------------------------------
     def combine(self, reply: str, verdict, inner: Judgement) -> Judgement:  # noqa: ANN001
@@ -98,6 +141,14 @@ class GuardedJudger(Judger):
                 else:
                     prog[axis] = cap
                     reasoning[key] = f"{reasoning.get(key, '')} (capped at {cap} by the guards)"
+        kind = [k for k in verdict.kind if k]
+        for axis in AXES:
+            quote = evidence.get(f"{axis}_Neg", "")
+            if neg[axis] and quote and any(quote in k or k in quote for k in kind):
+                # the inner judge read a kind negation ("it's not your fault") as blame
+                neg[axis] = 0
+                evidence.pop(f"{axis}_Neg", None)
+                reasoning[f"{axis}_Neg"] = "no penalty: a kind negation, not blame (guards)"
         for f in verdict.penalties:
             if f.level <= neg[f.axis]:
                 neg[f.axis] = f.level

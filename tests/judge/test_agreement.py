@@ -8,7 +8,7 @@ from empa_env.offline.semantic.agreement import judge_statement
 
 def test_the_default_judge_states_its_recorded_human_agreement():
     statement = judge_statement(judgers.create("offline").describe())
-    assert statement.agreement is not None and statement.agreement.tier == "static"
+    assert statement.agreement is not None and statement.agreement.tier == "static as used"
     assert statement.agreement.meets_goal()
     assert statement.agreement.summary() in statement.text
     assert "proxy for a human rater" in statement.text
@@ -19,7 +19,10 @@ def test_retrained_heads_without_figures_say_so():
     descriptor = {**judgers.create("offline").describe(), "inner.heads_sha256": "0" * 64}
     statement = judge_statement(descriptor)
     assert statement.agreement is None
-    assert "no recorded agreement figures" in statement.text
+    assert "no recorded as-used agreement figures" in statement.text
+    # any learned asset of the judge as used counts: a new grounding model is a new judge
+    descriptor = {**judgers.create("offline").describe(), "inner.grounding_sha256": "0" * 64}
+    assert judge_statement(descriptor).agreement is None
 
 
 def test_the_phrase_judge_and_other_judges_are_described_honestly():

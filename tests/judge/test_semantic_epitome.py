@@ -51,11 +51,16 @@ def test_eval_command_prints_the_documented_json(tmp_path, capsys):
     rows = list(csv.reader(io.StringIO(EPITOME.read_text(encoding="utf-8"))))
     with sample.open("w", newline="", encoding="utf-8") as fh:
         csv.writer(fh).writerows(rows[:61])
-    assert main(["judge", "eval", "--epitome", str(sample), "--json", "--tier", "static"]) == 0
+    assert main(["judge", "eval", "--epitome", str(sample), "--json", "--bare"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["n"] == 60 and set(out["axes"]) == {"A", "C", "P"}
     for m in out["axes"].values():
         assert set(m) == {"accuracy", "macro_f1", "auroc", "spearman", "majority"}
+    # without --bare: the judge as the environment runs it, the bare heads as a secondary part
+    assert main(["judge", "eval", "--epitome", str(sample), "--json"]) == 0
+    used = json.loads(capsys.readouterr().out)
+    assert {"levels", "scores", "bare", "relevance_penalty_rate"} <= set(used)
+    assert used["bare"] == out and used["scores"]["n"] == 60
 
 
 @needs_epitome
@@ -89,3 +94,52 @@ def test_eval_and_train_errors_are_one_line_and_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 3 and all(line.startswith("error: ") for line in err), err
     assert "missing columns" in err[1] and "broken.jsonl:1: not JSON" in err[2]
+
+
+# --- the judge as the environment runs it (issue 21) --------------------------------------------
+@pytest.fixture(scope="module")
+def as_used_report():
+    from empa_env.offline.default import offline_judger
+    from empa_env.offline.semantic.evaluate import evaluate_epitome_as_used
+
+    return evaluate_epitome_as_used(offline_judger(), EPITOME)
+
+
+@needs_epitome
+@pytest.mark.parametrize("axis", ["A", "C", "P"])
+def test_the_judge_as_used_meets_the_goal_and_the_guards_cost_little(as_used_report, axis):
+    used = as_used_report.scores.axes[axis]
+    bare = as_used_report.bare.axes[axis]
+    assert used.auroc >= GOAL_AUROC and used.spearman >= GOAL_SPEARMAN, (axis, used)
+    assert bare.auroc - used.auroc <= 0.02, (axis, bare.auroc, used.auroc)
+
+
+@needs_epitome
+def test_relevance_penalties_are_rare_on_human_replies(as_used_report):
+    assert as_used_report.relevance_penalty_rate < 0.03
+    assert as_used_report.failures == 0
+
+
+@needs_epitome
+def test_P_is_not_a_question_detector(as_used_report):
+    """Among the human replies that ask a question, P still separates explorations of the person
+    (EX > 0) from other questions."""
+    assert as_used_report.questions > 100
+    assert as_used_report.p_among_questions >= 0.70
+
+
+@needs_epitome
+def test_the_as_used_figures_are_recorded(as_used_report):
+    from empa_env.backends import judgers
+    from empa_env.offline.semantic.agreement import RECORDED_AS_USED, as_used_key
+
+    scores, levels = RECORDED_AS_USED[as_used_key(judgers.create("offline").describe())]
+    for axis in ("A", "C", "P"):
+        for recorded, measured in (
+            (scores, as_used_report.scores),
+            (levels, as_used_report.levels),
+        ):
+            auroc, rho = recorded.axes[axis]
+            m = measured.axes[axis]
+            assert m.auroc == pytest.approx(auroc, abs=0.01), axis
+            assert m.spearman == pytest.approx(rho, abs=0.01), axis

@@ -26,6 +26,16 @@ GOOD = (
 OTHER_USER = "My dog died last week and the flat is so quiet now. I keep setting out two bowls."
 
 
+@pytest.fixture(scope="module")
+def as_used():
+    """``rate`` with the judge as the environment runs it (``judger="offline"``)."""
+    from empa_env.offline.default import offline_judger
+    from empa_env.roles.views import JudgeView
+
+    judge = offline_judger()
+    return lambda user, reply: judge.judge(JudgeView(None, (Message("user", user),), reply, 1))
+
+
 def test_is_a_judger_and_describes_itself(judger):
     assert isinstance(judger, Judger)
     d = judger.describe()
@@ -44,17 +54,12 @@ def test_genuine_reply_earns_progress_with_verbatim_quotes(judger):
             assert f"{axis}_Prog" in j.evidence
 
 
-def test_off_topic_reply_gets_less_progress_and_no_clarification(judger, request):
-    if judger.tier == "static":
-        request.applymarker(pytest.mark.xfail(
-            strict=True,
-            reason="regressed with corpus v2 (construct-aligned forum labels) on the static tier: "
-            "its heads give the PIN reply C progress for the dog owner too; relevance is left to "
-            "the guards (MODEL_CARD.md, 'Off-topic replies and the relevance gate')",
-        ))  # fmt: skip
-    # A reply written for the bank-app conversation, sent to someone whose dog died.
-    j = judger.rate(OTHER_USER, GOOD)
-    assert sum(j.prog.values()) < sum(judger.rate(USER, GOOD).prog.values())
+def test_off_topic_reply_gets_less_progress_and_no_clarification(as_used):
+    # A reply written for the bank-app conversation, sent to someone whose dog died: the judge
+    # as the environment runs it (the bare heads alone do not read relevance; the grounding guard
+    # of judger="offline" does).
+    j = as_used(OTHER_USER, GOOD)
+    assert sum(j.prog.values()) < sum(as_used(USER, GOOD).prog.values())
     assert j.prog["C"] == 0
 
 
@@ -126,13 +131,8 @@ def test_sentence_spans():
     assert sentence_spans("...") == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not met: the heads still give progress to a reply written for another person's "
-    "conversation; see MODEL_CARD.md, 'Off-topic replies and the relevance gate'",
-)
-def test_off_topic_reply_gets_no_progress_on_any_axis(judger):
-    j = judger.rate(OTHER_USER, GOOD)
+def test_off_topic_reply_gets_no_progress_on_any_axis(as_used):
+    j = as_used(OTHER_USER, GOOD)
     assert not any(j.prog.values()), j.prog
 
 

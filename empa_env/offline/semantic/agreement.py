@@ -54,10 +54,23 @@ RECORDED: dict[str, RecordedAgreement] = {
         {"A": (0.777, 0.465), "C": (0.726, 0.398), "P": (0.770, 0.339)},
     ),
 }
+#: Recorded figures of the judge *as the environment runs it* (``judger="offline"``: guards,
+#: grounding, levels; ``empa judge eval`` without ``--bare``), keyed by :func:`as_used_key`. The
+#: axes hold the final levels with ties broken by the heads' expected level; ``levels`` the final
+#: levels alone.
+RECORDED_AS_USED: dict[str, tuple[RecordedAgreement, RecordedAgreement]] = {}
 #: The old phrase judge (``judger="lexicon"``), measured the same way.
 LEXICON_AGREEMENT = RecordedAgreement(
     "lexicon", _EPITOME_DEV, 2116, {"A": (0.47, -0.09), "C": (0.50, 0.00), "P": (0.53, 0.06)}
 )
+
+
+def as_used_key(descriptor: Mapping[str, str]) -> str:
+    """The identity of a guarded semantic judge as used: heads, grounding, guards and fluency."""
+    return ":".join(
+        descriptor.get(k, "")
+        for k in ("inner.heads_sha256", "inner.grounding_sha256", "guards", "fluency_sha256")
+    )
 
 
 def recorded_agreement(heads_sha256: str) -> RecordedAgreement | None:
@@ -79,31 +92,44 @@ def judge_statement(descriptor: Mapping[str, str]) -> JudgeStatement:
     cls = descriptor.get("class", "")
     name = descriptor.get("name", cls or "unknown judge")
     if cls == "GuardedJudger" and descriptor.get("inner.class") == "SemanticJudger":
-        agreement = recorded_agreement(descriptor.get("inner.heads_sha256", ""))
+        bare = recorded_agreement(descriptor.get("inner.heads_sha256", ""))
+        as_used = RECORDED_AS_USED.get(as_used_key(descriptor))
         text = (
-            "The offline judge is a proxy for a human rater, not one. Rules come first: they "
-            "penalise contempt, blame, denial, harmful advice, agreement with self-harm, another "
-            "language, text aimed at a judge, incoherent text, padding, keyword stuffing, "
-            "parroting, repeated templates and changing the subject, each with a quoted sentence. "
-            "Then small learned heads on sentence embeddings rate how far the reply shows "
-            "understanding (C), warmth toward the person (A) and invites or empowers them (P), "
-            "reading the user's recent words and the reply together and scoring a reply with its "
-            "strongest sentence. The heads were trained only on a corpus written for this project, "
-            "never on human-rated data. It separates empathy from gaming well (24 gaming policies "
-            "stay below an honest advice-giver) and agrees with human raters moderately: "
+            "The offline judge is a proxy for a human rater, not one. Rules come first: they read "
+            "the reply as a person reads it (look-alike letters, invisible characters and spacing "
+            "folded), check every sentence, and penalise contempt (also hedged or reported), "
+            "blame, denial, harmful advice (also as a suggestion), agreement with self-harm or "
+            "worthlessness, another language, text aimed at a judge, incoherent text, padding, "
+            "keyword stuffing, parroting and repeated templates, each with a quoted sentence; one "
+            "contemptuous or harmful sentence leaves the whole reply without credit, and kind "
+            'negations ("it\'s not your fault") are never penalised. Then small learned heads '
+            "on sentence embeddings rate how far the reply shows understanding (C), warmth toward "
+            "the person (A) and invites or empowers them (P), and a learned grounding model reads "
+            "whether the reply is about this person: C credit needs a sentence anchored in what "
+            "this user said, lines that would fit any conversation earn at most a little A (or P "
+            "for a question) and nothing when they come again, and a reply written for someone "
+            "else earns nothing. The models were trained only on a corpus written for this "
+            "project, never on human-rated data. "
         )
-        if agreement is None:
+        if as_used is not None:
+            scores, levels = as_used
+            goal = "meets" if scores.meets_goal() else "does not meet"
             text += (
-                "these heads have no recorded agreement figures (retrained and not measured: run "
-                "empa judge eval --epitome CSV)."
+                f"As used, on {scores.dataset}, {scores.pairs} pairs: its levels (ties broken by "
+                f"the heads' expected level) reach {scores.summary()}, which {goal} the project's "
+                f"bar of AUROC {GOAL_AUROC} and Spearman {GOAL_SPEARMAN} on every axis; its "
+                f"levels alone {levels.summary()}. "
             )
+            agreement: RecordedAgreement | None = scores
         else:
-            goal = "meets" if agreement.meets_goal() else "does not meet"
             text += (
-                f"on {agreement.dataset}, {agreement.pairs} pairs, {agreement.summary()}; it "
-                f"{goal} the project's bar of AUROC {GOAL_AUROC} and Spearman {GOAL_SPEARMAN} on "
-                "every axis. Use an LLM judge when the ranking of capable models matters."
+                "This configuration has no recorded as-used agreement figures (retrained and not "
+                "measured: run empa judge eval --epitome CSV). "
             )
+            agreement = None
+        if bare is not None:
+            text += f"The bare heads alone: {bare.summary()}. "
+        text += "Use an LLM judge when the ranking of capable models matters."
         return JudgeStatement(name, text, agreement)
     if cls == "OfflineJudger":
         return JudgeStatement(
@@ -130,6 +156,8 @@ __all__ = [
     "GOAL_AUROC",
     "GOAL_SPEARMAN",
     "RECORDED",
+    "RECORDED_AS_USED",
+    "as_used_key",
     "JudgeStatement",
     "RecordedAgreement",
     "judge_statement",

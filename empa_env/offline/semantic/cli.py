@@ -69,20 +69,51 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(func=_train)
 
-    p = sub.add_parser("eval", help="validate against EPITOME human labels")
+    p = sub.add_parser(
+        "eval",
+        help="validate against EPITOME human labels: the judge as the environment runs it "
+        "(judger='offline': guards, grounding, levels), the bare heads as a secondary line",
+    )
     p.add_argument("--epitome", type=Path, required=True, metavar="CSV")
     p.add_argument("--json", action="store_true")
     p.add_argument("--tier", default="static", choices=("static", "minilm"),
                    help="encoder tier (default: static, the default judge's)")  # fmt: skip
-    p.add_argument("--heads", type=Path, default=None)
+    p.add_argument("--heads", type=Path, default=None,
+                   help="evaluate these heads alone (bare heads only, no guards)")  # fmt: skip
+    p.add_argument("--bare", action="store_true",
+                   help="the bare semantic heads only (no guards, no grounding)")  # fmt: skip
     p.set_defaults(func=_eval)
 
-    p = sub.add_parser("rate", help="rate one reply to one user message")
+    p = sub.add_parser(
+        "rate",
+        help="rate one reply to one user message as the environment does (judger='offline')",
+    )
     p.add_argument("--user", required=True)
     p.add_argument("--reply", required=True)
     p.add_argument("--tier", default="static", choices=("static", "minilm"),
                    help="encoder tier (default: static, the default judge's)")  # fmt: skip
+    p.add_argument("--bare", action="store_true",
+                   help="the bare semantic heads only (no guards, no grounding)")  # fmt: skip
     p.set_defaults(func=_rate)
+
+    p = sub.add_parser(
+        "train-grounding",
+        help="build the grounding model (is a reply about this person?) from the corpus",
+    )
+    p.add_argument("--data", type=Path, default=None, metavar="FILE",
+                   help="the labelled corpus (default: the shipped replies.jsonl)")  # fmt: skip
+    p.add_argument("--out", type=Path, default=None,
+                   help="default: the shipped grounding.npz")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_train_grounding)
+
+    p = sub.add_parser(
+        "train-fluency",
+        help="build the guards' fluency model from the case library and the shipped suite",
+    )
+    p.add_argument("--out", type=Path, default=None,
+                   help="default: the shipped fluency.json")  # fmt: skip
+    p.set_defaults(func=_train_fluency)
 
 
 def _corpus(args: argparse.Namespace) -> int:
@@ -136,23 +167,65 @@ def _train(args: argparse.Namespace) -> int:
 
 def _eval(args: argparse.Namespace) -> int:
     from empa_env.errors import UserError
-    from empa_env.offline.semantic.evaluate import evaluate_epitome, format_report
+    from empa_env.offline.semantic.evaluate import (
+        evaluate_epitome,
+        evaluate_epitome_as_used,
+        format_as_used,
+        format_report,
+    )
     from empa_env.offline.semantic.judger import SemanticJudger
 
     if not args.epitome.is_file():
         raise UserError(f"{args.epitome} not found (EPITOME is not shipped: give its CSV's path)")
-    judger = SemanticJudger(tier=args.tier, heads_path=args.heads)
     try:
-        report = evaluate_epitome(judger, args.epitome)
+        if args.bare or args.heads is not None:
+            judger = SemanticJudger(tier=args.tier, heads_path=args.heads)
+            report = evaluate_epitome(judger, args.epitome)
+            print(json.dumps(report.as_dict()) if args.json else format_report(report))
+            return 0
+        from empa_env.offline.default import offline_judger
+
+        as_used = evaluate_epitome_as_used(offline_judger(args.tier), args.epitome)
     except (ValueError, KeyError, UnicodeDecodeError) as exc:
         raise UserError(f"{args.epitome}: not an EPITOME CSV ({exc})") from None
-    print(json.dumps(report.as_dict()) if args.json else format_report(report))
+    print(json.dumps(as_used.as_dict()) if args.json else format_as_used(as_used))
     return 0
 
 
 def _rate(args: argparse.Namespace) -> int:
     from empa_env.offline.semantic.judger import SemanticJudger
+    from empa_env.roles.views import JudgeView, Message
 
-    j = SemanticJudger(tier=args.tier).rate(args.user, args.reply)
+    if args.bare:
+        j = SemanticJudger(tier=args.tier).rate(args.user, args.reply)
+    else:
+        view = JudgeView(None, (Message("user", args.user),), args.reply, 1)  # type: ignore[arg-type]
+        from empa_env.offline.default import offline_judger
+
+        j = offline_judger(args.tier).judge(view)
     print(json.dumps(asdict(j), ensure_ascii=False, indent=2))
+    return 0
+
+
+def _train_grounding(args: argparse.Namespace) -> int:
+    from empa_env.offline.semantic.corpus.generator import corpus_path
+    from empa_env.offline.semantic.grounding import GROUNDING_FILE
+    from empa_env.offline.semantic.grounding_train import train_grounding
+
+    data = args.data or corpus_path()
+    if not Path(data).is_file():
+        from empa_env.errors import UserError
+
+        raise UserError(f"{data} not found")
+    report = train_grounding(Path(data), args.out or GROUNDING_FILE, seed=args.seed)
+    print(json.dumps({"out": str(args.out or GROUNDING_FILE), **report}, indent=2))
+    return 0
+
+
+def _train_fluency(args: argparse.Namespace) -> int:
+    from empa_env.offline.guards import FLUENCY_FILE, write_fluency_model
+
+    out = args.out or FLUENCY_FILE
+    n = write_fluency_model(out)
+    print(json.dumps({"out": str(out), "sentences": n}))
     return 0

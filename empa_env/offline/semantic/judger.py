@@ -195,6 +195,15 @@ class SemanticJudger(Judger):
 
     # --- identity ------------------------------------------------------------------------------
     @property
+    def grounding(self):  # noqa: ANN201 - GroundingModel | None (no import cycle)
+        """The grounding model of this judge's :class:`GroundingGuard`, if it has one."""
+        for g in self.guards:
+            model = getattr(g, "model", None)
+            if model is not None and hasattr(model, "thresholds"):
+                return model
+        return None
+
+    @property
     def languages(self) -> tuple[str, ...] | None:
         """Languages the encoder reads (``None``: multilingual)."""
         return self.encoder.languages
@@ -211,6 +220,9 @@ class SemanticJudger(Judger):
             "encoder_sha256": self.encoder.sha256,
             "heads_sha256": self.heads_sha256,
             "guards": ",".join(type(g).__name__ for g in self.guards),
+            **{
+                k: v for g in self.guards if hasattr(g, "describe") for k, v in g.describe().items()
+            },
         }
 
     # --- reading -------------------------------------------------------------------------------
