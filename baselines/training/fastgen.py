@@ -1,0 +1,430 @@
+"""Fast batched decoding for rollouts: one prefill and a device-side decode loop per turn.
+
+``transformers``' ``generate`` checks on the host after every decode step whether all rows are
+done (a device synchronisation per token), rebuilds its attention mask each step, and can neither
+batch conversations whose KV caches have different lengths nor keep a static cache across calls.
+:class:`FastDecoder` is the rollouts' own loop over the model's ``forward``:
+
+* **one batched call per turn** over every live episode: left-padded prompts, one prefill, then
+  ``max_new_tokens`` one-token steps; greedy, temperature / nucleus sampling drawn on the device
+  (torch's global generator), or a ``LogitsProcessor``-like ``sampler`` that picks each row's
+  token itself (:class:`~baselines.training.mica_rollouts.EpisodeSampler`, which reads the
+  scores on the host);
+* **no host synchronisation per decode step**: finished rows keep decoding padding, and the loop
+  asks the device whether every row is done only every ``check_every`` steps;
+* **static KV cache and compilation** (``static_cache``, ``compile``): the cache is allocated once
+  (``max_prompt_length + max_new_tokens`` positions, rows bucketed to the largest batch seen) and
+  reused by every call; the one-token step is ``torch.compile``\\ d (``mode="reduce-overhead"``:
+  CUDA graphs) with fixed shapes, so it compiles once per batch bucket. ``"auto"`` turns both on
+  where the model is on a CUDA device and off elsewhere (CPU); a compilation that fails falls back
+  to the eager step with one warning;
+* **prefix reuse, batched** (:class:`StreamBatch`, ``reuse_prefix``): every conversation of the
+  batch keeps its KV cache across turns in one shared cache; each turn appends only the new tokens
+  of each row (the environment's part and any reply token not yet read), so rows of different
+  lengths share one prefill and one decode loop. The cache's columns may hold padding in the
+  middle of a row; the attention mask (4-D, built here) and the position ids (counted over the
+  row's real tokens only) make each row see exactly its own token stream.
+
+The attention mask is passed to the model as a 4-D boolean tensor ``(rows, 1, queries, keys)``
+(``True``: attend), which ``transformers`` models use as given; a query always sees itself, so a
+padding row never has an empty softmax. ``autocast`` (e.g. ``torch.bfloat16``) runs the forwards
+under ``torch.autocast`` (fp32 master weights, bf16 matrix products).
+
+Greedy outputs equal ``generate``'s (tested on CPU, also with prefix reuse against
+:class:`~baselines.training.prefix.ConversationStream`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import inspect
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+#: Values of the ``static_cache`` and ``compile`` options.
+AUTO_MODES = ("auto", "on", "off")
+
+
+def _resolve(mode: str | bool, device: torch.device) -> bool:
+    if isinstance(mode, bool):
+        return mode
+    if mode not in AUTO_MODES:
+        raise ValueError(f"expected one of {AUTO_MODES}, got {mode!r}")
+    return mode == "on" or (mode == "auto" and device.type == "cuda")
+
+
+@functools.lru_cache(maxsize=8)
+def _forward_params(cls: type) -> frozenset[str]:
+    return frozenset(inspect.signature(cls.forward).parameters)
+
+
+@dataclass
+class DecodeStats:
+    """What the decoder did so far: calls, decode steps (one-token forwards), generated tokens
+    (real ones, cut at the end-of-turn token) and prefill tokens (real prompt tokens read)."""
+
+    calls: int = 0
+    decode_steps: int = 0
+    generated_tokens: int = 0
+    prefill_tokens: int = 0
+    compile_error: str | None = None
+
+
+@dataclass
+class _Layout:
+    """One batched cache and what its columns hold: ``valid[row, col]`` whether that column of the
+    row is a real token, ``next_pos[row]`` the next position id, ``cols`` the columns written."""
+
+    cache: Any
+    valid: torch.Tensor  # (rows, capacity) bool; capacity grows for a dynamic cache
+    next_pos: torch.Tensor  # (rows,) long
+    cols: int = 0
+
+
+@dataclass
+class FastDecoder:
+    """Batched decoding over a causal LM (see the module docstring).
+
+    Args:
+        model: a ``transformers`` causal LM.
+        pad_id, eos_id: the tokenizer's padding and end-of-turn ids.
+        max_new_tokens, max_prompt_length: the reply cap and the prompt budget (sizes the static
+            cache: ``max_prompt_length + max_new_tokens`` positions).
+        greedy, temperature, top_p: argmax decoding, or sampling with these.
+        static_cache, compile: ``"auto"`` (on for a CUDA model), ``"on"`` or ``"off"``;
+            ``compile`` implies ``static_cache``.
+        check_every: decode steps between two checks whether every row is done (the only host
+            synchronisations of the loop).
+        autocast: a dtype to run the forwards under ``torch.autocast`` with (``None``: none).
+    """
+
+    model: Any
+    pad_id: int
+    eos_id: int | None
+    max_new_tokens: int = 48
+    max_prompt_length: int = 512
+    greedy: bool = False
+    temperature: float = 1.0
+    top_p: float = 1.0
+    static_cache: str | bool = "auto"
+    compile: str | bool = "auto"
+    check_every: int = 8
+    autocast: torch.dtype | None = None
+    stats: DecodeStats = field(default_factory=DecodeStats)
+    _static: Any = None
+    _bucket: int = 0
+    _compiled: Any = None
+
+    def __post_init__(self) -> None:
+        if self.check_every < 1:
+            raise ValueError(f"check_every must be >= 1, got {self.check_every}")
+        self.device = next(self.model.parameters()).device
+        self.use_compile = _resolve(self.compile, self.device)
+        self.use_static = self.use_compile or _resolve(self.static_cache, self.device)
+        params = _forward_params(type(self.model))
+        self._cache_kw = "cache" if "cache" in params else "past_key_values"
+        self._keep_kw = "logits_to_keep" if "logits_to_keep" in params else None
+
+    @classmethod
+    def for_settings(cls, model: Any, tokenizer: Any, settings: Any) -> FastDecoder:
+        """A decoder with a :class:`~baselines.training.rollout.GenerationSettings`' options."""
+        autocast = getattr(settings, "autocast", None)
+        return cls(
+            model, tokenizer.pad_token_id, tokenizer.eos_token_id, settings.max_new_tokens,
+            settings.max_prompt_length, bool(getattr(settings, "greedy", False)),
+            settings.temperature, settings.top_p, getattr(settings, "static_cache", "auto"),
+            getattr(settings, "compile", "auto"), getattr(settings, "check_every", 8),
+            getattr(torch, autocast) if isinstance(autocast, str) else autocast,
+        )  # fmt: skip
+
+    # --- the model's forward -------------------------------------------------------------------
+    def _amp(self) -> Any:
+        if self.autocast is None:
+            return contextlib.nullcontext()
+        return torch.autocast(self.device.type, dtype=self.autocast)
+
+    def _forward(
+        self, ids: torch.Tensor, mask: torch.Tensor, pos: torch.Tensor, cache: Any
+    ) -> torch.Tensor:
+        kwargs: dict[str, Any] = {self._cache_kw: cache, "use_cache": True}
+        if self._keep_kw:
+            kwargs[self._keep_kw] = 1
+        with self._amp():
+            out = self.model(input_ids=ids, attention_mask=mask, position_ids=pos, **kwargs)
+        return out.logits[:, -1].float()
+
+    def _step(self, ids: torch.Tensor, mask: torch.Tensor, pos: torch.Tensor, cache: Any) -> Any:
+        """One decode step (compiled when asked; eager after a failed compilation)."""
+        if self.use_compile and cache is self._static:
+            if self._compiled is None:
+                self._compiled = torch.compile(self._forward, mode="reduce-overhead", dynamic=False)
+            try:
+                return self._compiled(ids, mask, pos, cache).clone()
+            except Exception as exc:  # noqa: BLE001 - any backend failure: fall back to eager
+                self.use_compile = False
+                self.stats.compile_error = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
+                warnings.warn(
+                    f"torch.compile of the decode step failed ({self.stats.compile_error}); "
+                    "decoding eagerly",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+        return self._forward(ids, mask, pos, cache)
+
+    # --- caches ------------------------------------------------------------------------------
+    def _new_layout(self, rows: int, static: bool) -> _Layout:
+        if static:
+            from transformers import StaticCache
+
+            capacity = self.max_prompt_length + self.max_new_tokens
+            if self._static is None or rows > self._bucket:
+                self._bucket = max(rows, self._bucket)
+                self._static = StaticCache(config=self.model.config, max_cache_len=capacity)
+                self._compiled = None  # a new bucket: new shapes, new graphs
+            else:
+                self._static.reset()
+            cache, rows = self._static, self._bucket
+        else:
+            from transformers import DynamicCache
+
+            cache, capacity = DynamicCache(), 0
+        return _Layout(
+            cache,
+            torch.zeros((rows, capacity), dtype=torch.bool, device=self.device),
+            torch.zeros(rows, dtype=torch.long, device=self.device),
+        )
+
+    def _ensure_capacity(self, layout: _Layout, extra: int) -> None:
+        need = layout.cols + extra
+        if need > layout.valid.shape[1]:
+            if layout.cache is self._static:
+                raise ValueError(
+                    f"the static cache holds {layout.valid.shape[1]} positions, {need} needed"
+                )
+            grow = torch.zeros(
+                (layout.valid.shape[0], need - layout.valid.shape[1]),
+                dtype=torch.bool, device=self.device,
+            )  # fmt: skip
+            layout.valid = torch.cat([layout.valid, grow], dim=1)
+
+    def _kv_width(self, layout: _Layout) -> int:
+        return layout.valid.shape[1] if layout.cache is self._static else layout.cols
+
+    # --- prefill and decode ------------------------------------------------------------------
+    def _prefill(self, layout: _Layout, ids: torch.Tensor, real: torch.Tensor) -> torch.Tensor:
+        """Append ``ids`` (rows, n; ``real`` marks the row's real tokens, right-aligned) to every
+        row and return the logits after each row's last column."""
+        n = ids.shape[1]
+        self._ensure_capacity(layout, n)
+        start = layout.cols
+        layout.valid[:, start : start + n] = real
+        pos = layout.next_pos[:, None] + real.long().cumsum(1) - 1
+        pos = pos.clamp(min=0)
+        layout.next_pos += real.long().sum(1)
+        layout.cols += n
+        width = self._kv_width(layout)
+        keys = torch.arange(width, device=self.device)
+        queries = torch.arange(start, start + n, device=self.device)
+        causal = keys[None, :] <= queries[:, None]  # (n, width)
+        mask = layout.valid[:, None, None, :width] & causal[None, None]
+        mask = mask | (keys[None, :] == queries[:, None])[None, None]
+        return self._forward(ids, mask, pos, layout.cache)
+
+    def _pick(self, logits: torch.Tensor, sampler: Any, rows: int) -> torch.Tensor:
+        if sampler is not None:  # its generators are those of the real rows
+            chosen = sampler(None, logits[:rows]).argmax(-1)
+            extra = logits.shape[0] - rows
+            return torch.cat([chosen, chosen.new_full((extra,), self.pad_id)]) if extra else chosen
+        if self.greedy:
+            return logits.argmax(-1)
+        scores = logits / max(self.temperature, 1e-8)
+        if self.top_p < 1.0:
+            ordered, order = scores.sort(-1, descending=True)
+            mass = ordered.softmax(-1).cumsum(-1)
+            drop = (mass - ordered.softmax(-1)) >= self.top_p  # keep the head reaching top_p
+            ordered = ordered.masked_fill(drop, float("-inf"))
+            scores = torch.full_like(scores, float("-inf")).scatter(-1, order, ordered)
+        return torch.multinomial(scores.softmax(-1), 1).squeeze(-1)
+
+    def _decode(
+        self, layout: _Layout, logits: torch.Tensor, rows: int, sampler: Any
+    ) -> tuple[torch.Tensor, int]:
+        """Decode up to ``max_new_tokens`` for every row; returns ``(tokens (rows, G), steps)``
+        where ``steps`` tokens of each row were fed back (read into the cache)."""
+        total = logits.shape[0]
+        out = torch.full((total, self.max_new_tokens), self.pad_id, device=self.device)
+        done = torch.zeros(total, dtype=torch.bool, device=self.device)
+        done[rows:] = True  # bucket padding rows
+        eos = -1 if self.eos_id is None else self.eos_id
+        steps = 0
+        for j in range(self.max_new_tokens):
+            token = self._pick(logits, sampler, rows).masked_fill(done, self.pad_id)
+            out[:, j] = token
+            was_done = done
+            done = done | (token == eos)
+            if j == self.max_new_tokens - 1 or (
+                (j + 1) % self.check_every == 0 and bool(done.all())
+            ):
+                break
+            self._ensure_capacity(layout, 1)
+            col = layout.cols
+            layout.cols += 1
+            width = self._kv_width(layout)
+            keys = torch.arange(width, device=self.device)
+            mask = (layout.valid[:, :width] | (keys == col)[None, :])[:, None, None, :]
+            layout.valid[:, col] = ~was_done
+            pos = layout.next_pos[:, None].clone()
+            layout.next_pos += (~was_done).long()
+            logits = self._step(token[:, None], mask, pos, layout.cache)
+            steps += 1
+        self.stats.decode_steps += steps + 1
+        return out[:rows], steps
+
+    def _cut(self, row: list[int]) -> list[int]:
+        ids: list[int] = []
+        for tok in row:
+            ids.append(tok)
+            if tok == self.eos_id:
+                break
+        while ids and ids[-1] == self.pad_id:
+            ids.pop()
+        return ids
+
+    @staticmethod
+    def _left_pad(
+        prompts: Sequence[Sequence[int]], width: int, pad: int, rows: int, device: torch.device
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        ids = torch.full((rows, width), pad, dtype=torch.long)
+        real = torch.zeros((rows, width), dtype=torch.bool)
+        for i, p in enumerate(prompts):
+            if p:
+                ids[i, width - len(p) :] = torch.tensor(list(p), dtype=torch.long)
+                real[i, width - len(p) :] = True
+        return ids.to(device), real.to(device)
+
+    def generate(
+        self, prompts: Sequence[Sequence[int]], sampler: Any = None, pad_to: int | None = None
+    ) -> list[list[int]]:
+        """One completion per prompt (each cut after its first end-of-turn token), all rows in
+        one prefill and one decode loop; ``pad_to`` left-pads every prompt to at least that
+        width (as :func:`~baselines.training.rollout.generate_replies`)."""
+        if not prompts:
+            return []
+        if any(not p for p in prompts):
+            raise ValueError("every prompt needs at least one token")
+        width = max([len(p) for p in prompts] + [pad_to or 0])
+        static = self.use_static and width + self.max_new_tokens <= (
+            self.max_prompt_length + self.max_new_tokens
+        )
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            with torch.no_grad():
+                layout = self._new_layout(len(prompts), static)
+                ids, real = self._left_pad(
+                    prompts, width, self.pad_id, layout.valid.shape[0], self.device
+                )
+                if layout.valid.shape[0] > len(prompts):  # bucket rows: one real token each
+                    real[len(prompts) :, -1] = True
+                logits = self._prefill(layout, ids, real)
+                tokens, _ = self._decode(layout, logits, len(prompts), sampler)
+                rows = tokens.tolist()
+        finally:
+            if was_training:
+                self.model.train()
+        completions = [self._cut(r) for r in rows]
+        self.stats.calls += 1
+        self.stats.prefill_tokens += sum(len(p) for p in prompts)
+        self.stats.generated_tokens += sum(len(c) for c in completions)
+        return completions
+
+
+class StreamBatch:
+    """Prefix reuse for a batch of conversations that play in lockstep: one dynamic KV cache over
+    all of them (row ``r`` holds episode ``keys[r]``), carried across turns.
+
+    :meth:`generate` takes each live episode's whole token stream (what
+    :meth:`~baselines.training.prefix.ConversationStream.prompt` returns) and reads only the part
+    the cache does not hold yet; a stream that no longer extends what its row holds (it outgrew
+    ``max_prompt_length`` and was left-truncated) has its row's columns masked out and is read in
+    full. Episodes that have ended are dropped from the cache."""
+
+    def __init__(self, decoder: FastDecoder) -> None:
+        self.decoder = decoder
+        self.layout: _Layout | None = None
+        self.keys: list[int] = []
+        self.fed: dict[int, list[int]] = {}
+
+    def _select(self, live: list[int]) -> None:
+        """Keep the rows of ``live`` episodes (in that order), add rows for new ones."""
+        d = self.decoder
+        if self.layout is None:
+            self.layout = d._new_layout(len(live), static=False)
+            self.keys = list(live)
+            return
+        layout = self.layout
+        old = {k: r for r, k in enumerate(self.keys)}
+        if any(k not in old for k in live):
+            raise ValueError("StreamBatch: episodes can only leave the batch, not join it")
+        if live != self.keys:
+            index = torch.tensor([old[k] for k in live], device=d.device)
+            if layout.cols:
+                layout.cache.batch_select_indices(index)
+            layout.valid = layout.valid[index]
+            layout.next_pos = layout.next_pos[index]
+            for k in set(self.keys) - set(live):
+                self.fed.pop(k, None)
+            self.keys = list(live)
+
+    def generate(
+        self, episodes: Sequence[int], streams: Sequence[list[int]], sampler: Any = None
+    ) -> list[tuple[list[int], int]]:
+        """``(completion ids, prompt tokens read)`` for each episode's stream."""
+        d = self.decoder
+        live = list(episodes)
+        self._select(live)
+        assert self.layout is not None
+        layout = self.layout
+        new: list[list[int]] = []
+        for row, (key, stream) in enumerate(zip(live, streams, strict=True)):
+            fed = self.fed.get(key, [])
+            if len(fed) >= len(stream) or stream[: len(fed)] != fed:  # truncated: start over
+                layout.valid[row] = False
+                layout.next_pos[row] = 0
+                fed = []
+            new.append(list(stream[len(fed) :]))
+            self.fed[key] = fed
+        if any(not n for n in new):
+            raise ValueError("every stream needs at least one token")
+        width = max(len(n) for n in new)
+        was_training = d.model.training
+        d.model.eval()
+        try:
+            with torch.no_grad():
+                ids, real = d._left_pad(new, width, d.pad_id, len(live), d.device)
+                logits = d._prefill(layout, ids, real)
+                tokens, steps = d._decode(layout, logits, len(live), sampler)
+                rows = tokens.tolist()
+        finally:
+            if was_training:
+                d.model.train()
+        out = []
+        for key, n, row in zip(live, new, rows, strict=True):
+            completion = d._cut(row)
+            self.fed[key] = self.fed[key] + n + completion[:steps]
+            out.append((completion, len(n)))
+        d.stats.calls += 1
+        d.stats.prefill_tokens += sum(len(n) for n in new)
+        d.stats.generated_tokens += sum(len(c) for c, _ in out)
+        return out
+
+
+#: A ``LogitsProcessor``-like callable: ``(input_ids or None, scores) -> scores``.
+Sampler = Callable[[Any, torch.Tensor], torch.Tensor]
+
+__all__ = ["AUTO_MODES", "DecodeStats", "FastDecoder", "Sampler", "StreamBatch"]
