@@ -27,8 +27,10 @@ batch conversations whose KV caches have different lengths nor keep a static cac
 
 The attention mask is passed to the model as a 4-D boolean tensor ``(rows, 1, queries, keys)``
 (``True``: attend), which ``transformers`` models use as given; a query always sees itself, so a
-padding row never has an empty softmax. ``autocast`` (e.g. ``torch.bfloat16``) runs the forwards
-under ``torch.autocast`` (fp32 master weights, bf16 matrix products).
+padding row never has an empty softmax. ``autocast`` (e.g. ``torch.bfloat16``: the trainers pass
+it under bf16 mixed precision) decodes with a copy of the model in that dtype, its weights copied
+from the fp32 master weights at every call (one cast of the weights per turn, instead of one per
+decode step under ``torch.autocast``, whose casts the static cache's fixed dtype cannot follow).
 
 Greedy outputs equal ``generate``'s (tested on CPU, also with prefix reuse against
 :class:`~baselines.training.prefix.ConversationStream`).
@@ -36,10 +38,12 @@ Greedy outputs equal ``generate``'s (tested on CPU, also with prefix reuse again
 
 from __future__ import annotations
 
-import contextlib
+import copy
 import functools
 import inspect
+import time
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,6 +77,13 @@ class DecodeStats:
     generated_tokens: int = 0
     prefill_tokens: int = 0
     compile_error: str | None = None
+    seconds: float = 0.0  # wall time inside the decoder (the results' transfer included)
+
+
+#: The decoder each model uses now (:meth:`FastDecoder.for_settings`), by model.
+_SHARED: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], FastDecoder]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 @dataclass
@@ -100,7 +111,8 @@ class FastDecoder:
             ``compile`` implies ``static_cache``.
         check_every: decode steps between two checks whether every row is done (the only host
             synchronisations of the loop).
-        autocast: a dtype to run the forwards under ``torch.autocast`` with (``None``: none).
+        autocast: a dtype to decode in, with a copy of the model's weights refreshed at every
+            call (``None``: the model itself, in its own dtype).
     """
 
     model: Any
@@ -119,6 +131,7 @@ class FastDecoder:
     _static: Any = None
     _bucket: int = 0
     _compiled: Any = None
+    _copy: Any = None
 
     def __post_init__(self) -> None:
         if self.check_every < 1:
@@ -132,7 +145,26 @@ class FastDecoder:
 
     @classmethod
     def for_settings(cls, model: Any, tokenizer: Any, settings: Any) -> FastDecoder:
-        """A decoder with a :class:`~baselines.training.rollout.GenerationSettings`' options."""
+        """The decoder of ``model`` with a :class:`~baselines.training.rollout.GenerationSettings`'
+        options: made once per model and options, then shared by every later rollout (its
+        static cache and compiled graphs survive from one generation to the next; the model's
+        weights are read in place, so optimiser steps are seen)."""
+        key = (
+            tokenizer.pad_token_id, tokenizer.eos_token_id, settings.max_new_tokens,
+            settings.max_prompt_length, bool(getattr(settings, "greedy", False)),
+            settings.temperature, settings.top_p, getattr(settings, "static_cache", "auto"),
+            getattr(settings, "compile", "auto"), getattr(settings, "check_every", 8),
+            getattr(settings, "autocast", None), next(model.parameters()).device,
+        )  # fmt: skip
+        shared = _SHARED.get(model)
+        if shared is not None and shared[0] == key:
+            return shared[1]
+        decoder = cls._build(model, tokenizer, settings)
+        _SHARED[model] = (key, decoder)
+        return decoder
+
+    @classmethod
+    def _build(cls, model: Any, tokenizer: Any, settings: Any) -> FastDecoder:
         autocast = getattr(settings, "autocast", None)
         return cls(
             model, tokenizer.pad_token_id, tokenizer.eos_token_id, settings.max_new_tokens,
@@ -143,10 +175,24 @@ class FastDecoder:
         )  # fmt: skip
 
     # --- the model's forward -------------------------------------------------------------------
-    def _amp(self) -> Any:
-        if self.autocast is None:
-            return contextlib.nullcontext()
-        return torch.autocast(self.device.type, dtype=self.autocast)
+    @property
+    def runner(self) -> Any:
+        """The model that decodes: the model itself, or its copy in the ``autocast`` dtype."""
+        if self.autocast is None or next(self.model.parameters()).dtype == self.autocast:
+            return self.model
+        if self._copy is None:
+            self._copy = copy.deepcopy(self.model).to(self.autocast).eval()
+            self._copy.requires_grad_(False)
+        return self._copy
+
+    def _refresh(self) -> None:
+        """Copy the master weights into the decoding copy (in place: compiled graphs stay)."""
+        if self._copy is not None:
+            with torch.no_grad():
+                for mine, master in zip(
+                    self._copy.parameters(), self.model.parameters(), strict=True
+                ):
+                    mine.copy_(master)
 
     def _forward(
         self, ids: torch.Tensor, mask: torch.Tensor, pos: torch.Tensor, cache: Any
@@ -154,8 +200,7 @@ class FastDecoder:
         kwargs: dict[str, Any] = {self._cache_kw: cache, "use_cache": True}
         if self._keep_kw:
             kwargs[self._keep_kw] = 1
-        with self._amp():
-            out = self.model(input_ids=ids, attention_mask=mask, position_ids=pos, **kwargs)
+        out = self.runner(input_ids=ids, attention_mask=mask, position_ids=pos, **kwargs)
         return out.logits[:, -1].float()
 
     def _step(self, ids: torch.Tensor, mask: torch.Tensor, pos: torch.Tensor, cache: Any) -> Any:
@@ -323,8 +368,10 @@ class FastDecoder:
         )
         was_training = self.model.training
         self.model.eval()
+        start = time.perf_counter()
         try:
             with torch.no_grad():
+                self._refresh()
                 layout = self._new_layout(len(prompts), static)
                 ids, real = self._left_pad(
                     prompts, width, self.pad_id, layout.valid.shape[0], self.device
@@ -337,6 +384,7 @@ class FastDecoder:
         finally:
             if was_training:
                 self.model.train()
+        self.stats.seconds += time.perf_counter() - start
         completions = [self._cut(r) for r in rows]
         self.stats.calls += 1
         self.stats.prefill_tokens += sum(len(p) for p in prompts)
@@ -404,8 +452,10 @@ class StreamBatch:
         width = max(len(n) for n in new)
         was_training = d.model.training
         d.model.eval()
+        start = time.perf_counter()
         try:
             with torch.no_grad():
+                d._refresh()
                 ids, real = d._left_pad(new, width, d.pad_id, len(live), d.device)
                 logits = d._prefill(layout, ids, real)
                 tokens, steps = d._decode(layout, logits, len(live), sampler)
@@ -413,6 +463,7 @@ class StreamBatch:
         finally:
             if was_training:
                 d.model.train()
+        d.stats.seconds += time.perf_counter() - start
         out = []
         for key, n, row in zip(live, new, rows, strict=True):
             completion = d._cut(row)
