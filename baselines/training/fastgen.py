@@ -80,6 +80,53 @@ class DecodeStats:
     seconds: float = 0.0  # wall time inside the decoder (the results' transfer included)
 
 
+#: The name :func:`grouped_attention` is registered under in ``transformers``' attention functions.
+GROUPED_ATTENTION = "empa_grouped"
+
+
+def grouped_attention(
+    module: Any,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    attention_mask: torch.Tensor | None,
+    scaling: float | None = None,
+    dropout: float = 0.0,
+    **_: Any,
+) -> tuple[torch.Tensor, None]:
+    """Attention of ``H`` query heads over ``H_kv`` key/value heads without repeating the keys
+    and values (``transformers``' SDPA path copies them ``H / H_kv`` times whenever a mask is
+    given): the query heads of each key/value head are stacked along the query axis, one batched
+    product per key/value head. ``attention_mask``: boolean ``(B, 1, q, L)`` (``True``: attend)
+    or additive. Returns ``(B, q, H, d)`` as ``transformers``' attention functions do."""
+    b, h, q, d = query.shape
+    hk = key.shape[1]
+    g = h // hk
+    scale = scaling if scaling is not None else d**-0.5
+    scores = torch.matmul(query.reshape(b, hk, g * q, d), key.transpose(-1, -2)) * scale
+    if attention_mask is not None:
+        mask = attention_mask[..., : key.shape[-2]]
+        mask = mask.expand(b, 1, q, mask.shape[-1]).unsqueeze(2).expand(b, 1, g, q, mask.shape[-1])
+        mask = mask.reshape(b, 1, g * q, mask.shape[-1])
+        if mask.dtype == torch.bool:
+            scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
+        else:
+            scores = scores + mask
+    probs = torch.softmax(scores.float(), dim=-1).to(value.dtype)
+    out = torch.matmul(probs, value).reshape(b, h, q, d)
+    return out.transpose(1, 2).contiguous(), None
+
+
+@functools.lru_cache(maxsize=1)
+def _register_grouped_attention() -> bool:
+    try:
+        from transformers import AttentionInterface
+    except ImportError:  # pragma: no cover - older transformers
+        return False
+    AttentionInterface.register(GROUPED_ATTENTION, grouped_attention)
+    return True
+
+
 #: The decoder each model uses now (:meth:`FastDecoder.for_settings`), by model.
 _SHARED: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], FastDecoder]] = (
     weakref.WeakKeyDictionary()
@@ -113,6 +160,9 @@ class FastDecoder:
             synchronisations of the loop).
         autocast: a dtype to decode in, with a copy of the model's weights refreshed at every
             call (``None``: the model itself, in its own dtype).
+        attention: ``"grouped"``: the decoding copy attends with :func:`grouped_attention`
+            (grouped-query heads without repeating the keys and values); ``"model"``: the
+            model's own attention; ``"auto"``: grouped for a decoding copy on CUDA.
     """
 
     model: Any
@@ -127,6 +177,7 @@ class FastDecoder:
     compile: str | bool = "auto"
     check_every: int = 8
     autocast: torch.dtype | None = None
+    attention: str = "auto"
     stats: DecodeStats = field(default_factory=DecodeStats)
     _static: Any = None
     _bucket: int = 0
@@ -134,6 +185,10 @@ class FastDecoder:
     _copy: Any = None
 
     def __post_init__(self) -> None:
+        if self.attention not in ("auto", "grouped", "model"):
+            raise ValueError(
+                f"attention must be 'auto', 'grouped' or 'model', got {self.attention!r}"
+            )
         if self.check_every < 1:
             raise ValueError(f"check_every must be >= 1, got {self.check_every}")
         self.device = next(self.model.parameters()).device
@@ -155,6 +210,7 @@ class FastDecoder:
             settings.temperature, settings.top_p, getattr(settings, "static_cache", "auto"),
             getattr(settings, "compile", "auto"), getattr(settings, "check_every", 8),
             getattr(settings, "autocast", None), next(model.parameters()).device,
+            getattr(settings, "attention", "auto"),
         )  # fmt: skip
         shared = _SHARED.get(model)
         if shared is not None and shared[0] == key:
@@ -172,17 +228,28 @@ class FastDecoder:
             settings.temperature, settings.top_p, getattr(settings, "static_cache", "auto"),
             getattr(settings, "compile", "auto"), getattr(settings, "check_every", 8),
             getattr(torch, autocast) if isinstance(autocast, str) else autocast,
+            getattr(settings, "attention", "auto"),
         )  # fmt: skip
 
     # --- the model's forward -------------------------------------------------------------------
     @property
     def runner(self) -> Any:
-        """The model that decodes: the model itself, or its copy in the ``autocast`` dtype."""
-        if self.autocast is None or next(self.model.parameters()).dtype == self.autocast:
+        """The model that decodes: the model itself, or its copy (in the ``autocast`` dtype,
+        with :func:`grouped_attention` where asked)."""
+        dtype = next(self.model.parameters()).dtype
+        grouped = self.attention == "grouped" or (
+            self.attention == "auto" and self.device.type == "cuda"
+        )
+        needs_copy = (self.autocast is not None and dtype != self.autocast) or (
+            self.attention == "grouped"
+        )
+        if not needs_copy:
             return self.model
         if self._copy is None:
-            self._copy = copy.deepcopy(self.model).to(self.autocast).eval()
+            self._copy = copy.deepcopy(self.model).to(self.autocast or dtype).eval()
             self._copy.requires_grad_(False)
+            if grouped and _register_grouped_attention():
+                self._copy.config._attn_implementation = GROUPED_ATTENTION
         return self._copy
 
     def _refresh(self) -> None:
@@ -280,11 +347,11 @@ class FastDecoder:
         mask = mask | (keys[None, :] == queries[:, None])[None, None]
         return self._forward(ids, mask, pos, layout.cache)
 
-    def _pick(self, logits: torch.Tensor, sampler: Any, rows: int) -> torch.Tensor:
-        if sampler is not None:  # its generators are those of the real rows
-            chosen = sampler(None, logits[:rows]).argmax(-1)
-            extra = logits.shape[0] - rows
-            return torch.cat([chosen, chosen.new_full((extra,), self.pad_id)]) if extra else chosen
+    def _pick(self, logits: torch.Tensor, sampler: Any, live: torch.Tensor) -> torch.Tensor:
+        if sampler is not None:  # its generators are those of the live rows, in order
+            chosen = torch.full((logits.shape[0],), self.pad_id, device=logits.device)
+            chosen[live] = sampler(None, logits[live]).argmax(-1).to(chosen.dtype)
+            return chosen
         if self.greedy:
             return logits.argmax(-1)
         scores = logits / max(self.temperature, 1e-8)
@@ -297,18 +364,20 @@ class FastDecoder:
         return torch.multinomial(scores.softmax(-1), 1).squeeze(-1)
 
     def _decode(
-        self, layout: _Layout, logits: torch.Tensor, rows: int, sampler: Any
+        self, layout: _Layout, logits: torch.Tensor, live: Sequence[int], sampler: Any
     ) -> tuple[torch.Tensor, int]:
-        """Decode up to ``max_new_tokens`` for every row; returns ``(tokens (rows, G), steps)``
-        where ``steps`` tokens of each row were fed back (read into the cache)."""
+        """Decode up to ``max_new_tokens`` for the ``live`` rows (the others, bucket padding or
+        ended episodes, only decode padding); returns ``(tokens (all rows, G), steps)`` where
+        ``steps`` tokens of each row were fed back (read into the cache)."""
         total = logits.shape[0]
         out = torch.full((total, self.max_new_tokens), self.pad_id, device=self.device)
-        done = torch.zeros(total, dtype=torch.bool, device=self.device)
-        done[rows:] = True  # bucket padding rows
+        live_index = torch.tensor(list(live), dtype=torch.long, device=self.device)
+        done = torch.ones(total, dtype=torch.bool, device=self.device)
+        done[live_index] = False
         eos = -1 if self.eos_id is None else self.eos_id
         steps = 0
         for j in range(self.max_new_tokens):
-            token = self._pick(logits, sampler, rows).masked_fill(done, self.pad_id)
+            token = self._pick(logits, sampler, live_index).masked_fill(done, self.pad_id)
             out[:, j] = token
             was_done = done
             done = done | (token == eos)
@@ -328,7 +397,7 @@ class FastDecoder:
             logits = self._step(token[:, None], mask, pos, layout.cache)
             steps += 1
         self.stats.decode_steps += steps + 1
-        return out[:rows], steps
+        return out, steps
 
     def _cut(self, row: list[int]) -> list[int]:
         ids: list[int] = []
@@ -379,8 +448,8 @@ class FastDecoder:
                 if layout.valid.shape[0] > len(prompts):  # bucket rows: one real token each
                     real[len(prompts) :, -1] = True
                 logits = self._prefill(layout, ids, real)
-                tokens, _ = self._decode(layout, logits, len(prompts), sampler)
-                rows = tokens.tolist()
+                tokens, _ = self._decode(layout, logits, range(len(prompts)), sampler)
+                rows = tokens[: len(prompts)].tolist()
         finally:
             if was_training:
                 self.model.train()
@@ -393,41 +462,59 @@ class FastDecoder:
 
 
 class StreamBatch:
-    """Prefix reuse for a batch of conversations that play in lockstep: one dynamic KV cache over
-    all of them (row ``r`` holds episode ``keys[r]``), carried across turns.
+    """Prefix reuse for a batch of conversations that play in lockstep: one KV cache over all of
+    them (episode ``k`` in row ``rows[k]``), carried across turns.
 
     :meth:`generate` takes each live episode's whole token stream (what
     :meth:`~baselines.training.prefix.ConversationStream.prompt` returns) and reads only the part
     the cache does not hold yet; a stream that no longer extends what its row holds (it outgrew
     ``max_prompt_length`` and was left-truncated) has its row's columns masked out and is read in
-    full. Episodes that have ended are dropped from the cache."""
+    full. With a dynamic cache, episodes that have ended are dropped from it; with the decoder's
+    static cache (``static_cache``/``compile``: the decode step then runs compiled) their rows
+    stay and decode padding, and when the next turn would not fit the cache's
+    ``max_prompt_length + max_new_tokens`` columns, every live stream is read afresh into the
+    emptied cache (each stream fits: it is at most ``max_prompt_length`` tokens)."""
 
     def __init__(self, decoder: FastDecoder) -> None:
         self.decoder = decoder
         self.layout: _Layout | None = None
-        self.keys: list[int] = []
+        self.rows: dict[int, int] = {}
         self.fed: dict[int, list[int]] = {}
+        self.static = False
 
-    def _select(self, live: list[int]) -> None:
-        """Keep the rows of ``live`` episodes (in that order), add rows for new ones."""
+    def _place(self, live: list[int]) -> None:
+        """Rows for the ``live`` episodes: the first turn places them; later, dynamic caches
+        drop the rows of the episodes that ended."""
         d = self.decoder
         if self.layout is None:
-            self.layout = d._new_layout(len(live), static=False)
-            self.keys = list(live)
+            self.static = d.use_static
+            self.layout = d._new_layout(len(live), self.static)
+            self.rows = {k: r for r, k in enumerate(live)}
             return
-        layout = self.layout
-        old = {k: r for r, k in enumerate(self.keys)}
-        if any(k not in old for k in live):
+        if any(k not in self.rows for k in live):
             raise ValueError("StreamBatch: episodes can only leave the batch, not join it")
-        if live != self.keys:
-            index = torch.tensor([old[k] for k in live], device=d.device)
+        for k in set(self.rows) - set(live):
+            self.fed.pop(k, None)
+        if self.static:
+            self.rows = {k: self.rows[k] for k in live}
+            return
+        if [self.rows[k] for k in live] != list(range(len(live))):
+            layout = self.layout
+            index = torch.tensor([self.rows[k] for k in live], device=d.device)
             if layout.cols:
                 layout.cache.batch_select_indices(index)
             layout.valid = layout.valid[index]
             layout.next_pos = layout.next_pos[index]
-            for k in set(self.keys) - set(live):
-                self.fed.pop(k, None)
-            self.keys = list(live)
+        self.rows = {k: r for r, k in enumerate(live)}
+
+    def _restart(self) -> None:
+        """Empty the (static) cache: every stream is read in full next."""
+        assert self.layout is not None
+        self.layout.cache.reset()
+        self.layout.valid[:] = False
+        self.layout.next_pos[:] = 0
+        self.layout.cols = 0
+        self.fed = {k: [] for k in self.fed}
 
     def generate(
         self, episodes: Sequence[int], streams: Sequence[list[int]], sampler: Any = None
@@ -435,44 +522,65 @@ class StreamBatch:
         """``(completion ids, prompt tokens read)`` for each episode's stream."""
         d = self.decoder
         live = list(episodes)
-        self._select(live)
+        self._place(live)
         assert self.layout is not None
         layout = self.layout
-        new: list[list[int]] = []
-        for row, (key, stream) in enumerate(zip(live, streams, strict=True)):
-            fed = self.fed.get(key, [])
-            if len(fed) >= len(stream) or stream[: len(fed)] != fed:  # truncated: start over
-                layout.valid[row] = False
-                layout.next_pos[row] = 0
-                fed = []
-            new.append(list(stream[len(fed) :]))
-            self.fed[key] = fed
-        if any(not n for n in new):
+        for attempt in range(2):
+            new: dict[int, list[int]] = {}
+            for key, stream in zip(live, streams, strict=True):
+                fed = self.fed.get(key, [])
+                if len(fed) >= len(stream) or stream[: len(fed)] != fed:  # truncated: over
+                    layout.valid[self.rows[key]] = False
+                    layout.next_pos[self.rows[key]] = 0
+                    fed = []
+                new[key] = list(stream[len(fed) :])
+                self.fed[key] = fed
+            width = max(len(n) for n in new.values())
+            capacity = layout.valid.shape[1]
+            if not self.static or layout.cols + width + d.max_new_tokens <= capacity:
+                break
+            if attempt or width + d.max_new_tokens > capacity:
+                raise ValueError(f"a stream of {width} tokens does not fit the static cache")
+            self._restart()
+        if any(not n for n in new.values()):
             raise ValueError("every stream needs at least one token")
-        width = max(len(n) for n in new)
+        blocks: list[list[int]] = [[] for _ in range(layout.valid.shape[0])]
+        for key in live:
+            blocks[self.rows[key]] = new[key]
         was_training = d.model.training
         d.model.eval()
         start = time.perf_counter()
         try:
             with torch.no_grad():
                 d._refresh()
-                ids, real = d._left_pad(new, width, d.pad_id, len(live), d.device)
+                ids, real = d._left_pad(blocks, width, d.pad_id, len(blocks), d.device)
                 logits = d._prefill(layout, ids, real)
-                tokens, steps = d._decode(layout, logits, len(live), sampler)
-                rows = tokens.tolist()
+                rows = [self.rows[k] for k in live]
+                tokens, steps = d._decode(layout, logits, sorted(rows), sampler_rows(sampler, rows))
+                values = tokens.tolist()
         finally:
             if was_training:
                 d.model.train()
         d.stats.seconds += time.perf_counter() - start
         out = []
-        for key, n, row in zip(live, new, rows, strict=True):
-            completion = d._cut(row)
-            self.fed[key] = self.fed[key] + n + completion[:steps]
-            out.append((completion, len(n)))
+        for key in live:
+            completion = d._cut(values[self.rows[key]])
+            self.fed[key] = self.fed[key] + new[key] + completion[:steps]
+            out.append((completion, len(new[key])))
         d.stats.calls += 1
-        d.stats.prefill_tokens += sum(len(n) for n in new)
+        d.stats.prefill_tokens += sum(len(n) for n in new.values())
         d.stats.generated_tokens += sum(len(c) for c, _ in out)
         return out
+
+
+def sampler_rows(sampler: Any, rows: Sequence[int]) -> Any:
+    """``sampler`` (its generators in the order of ``rows``) reordered to increasing rows, the
+    order :meth:`FastDecoder._decode` hands it the live rows in."""
+    if sampler is None or list(rows) == sorted(rows) or not hasattr(sampler, "generators"):
+        return sampler
+    order = sorted(range(len(rows)), key=lambda i: rows[i])
+    sampler.generators = [sampler.generators[i] for i in order]
+    return sampler
 
 
 #: A ``LogitsProcessor``-like callable: ``(input_ids or None, scores) -> scores``.

@@ -142,7 +142,8 @@ class GenerationSettings:
     static_cache: str = "auto"  # fast decoder: "auto" (CUDA), "on", "off"
     compile: str = "auto"  # fast decoder: torch.compile the decode step ("auto": on CUDA)
     check_every: int = 8  # fast decoder: decode steps between host checks for "all done"
-    autocast: str | None = None  # fast decoder: e.g. "bfloat16" (fp32 weights, bf16 products)
+    autocast: str | None = None  # fast decoder: e.g. "bfloat16" (a bf16 copy decodes)
+    attention: str = "auto"  # fast decoder: "grouped", "model" or "auto" (grouped on CUDA)
 
     def __post_init__(self) -> None:
         if self.decoder not in DECODERS:

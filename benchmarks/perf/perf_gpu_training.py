@@ -191,12 +191,15 @@ class Bench:
         )  # fmt: skip
 
     # --- MICA rollouts ----------------------------------------------------------------------------
-    def mica_rollouts(self, model: Any, tok: Any, episodes: int, precision: str) -> None:
+    def mica_rollouts(
+        self, model: Any, tok: Any, episodes: int, precision: str, attention: str = "auto"
+    ) -> None:
         from baselines.training.fastgen import FastDecoder
         from baselines.training.rollout import play_episodes
 
         cfg = self.mica_config(precision, episodes, decode_compile=self.args.compile)
         settings = cfg.generation
+        settings.attention = attention
         k = cfg.num_rollouts
         cases = [f"c{i}" for i in range(max(episodes // k, 1))]
         envs = [ScriptedChat(self.args.turns) for _ in range(len(cases) * k)]
@@ -214,7 +217,8 @@ class Bench:
         generated = batch.metrics()["tokens/generated"]
         row: dict[str, Any] = {
             "what": "mica rollouts", "episodes": len(envs), "precision": precision,
-            "decoder": "fast" if decoder else "plain", "tokens": int(generated),
+            "decoder": "fast" if decoder else "plain", "attention": attention,
+            "tokens": int(generated),
             "tokens_per_s": generated / times[1], "rollout_s": times[1], "warmup_s": times[0],
         }  # fmt: skip
         if decoder is not None:
@@ -363,6 +367,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-prompt-length", type=int, default=512)
     parser.add_argument("--compile", default="auto", choices=["auto", "on", "off"])
     parser.add_argument("--skip", default="", help="comma-separated: rollouts,step,grpo")
+    parser.add_argument(
+        "--compare-attention", action="store_true",
+        help="also decode with the model's own attention (vs the grouped one)",
+    )  # fmt: skip
     parser.add_argument("--json", default=None, help="write the results there")
     args = parser.parse_args(argv)
     episodes = [int(e) for e in (args.episodes or ("4" if args.tiny else "16,64")).split(",")]
@@ -383,6 +391,11 @@ def main(argv: list[str] | None = None) -> int:
         model, tok = bench.load("bf16-mixed")
         for e in episodes:
             bench.run("mica rollouts", bench.mica_rollouts, model, tok, e, "bf16-mixed")
+        if args.compare_attention:  # the model's own (SDPA, keys and values repeated per head)
+            for e in episodes:
+                bench.run(
+                    "mica rollouts", bench.mica_rollouts, model, tok, e, "bf16-mixed", "model"
+                )
         del model
         bench._free()
     if "step" not in skip:

@@ -45,15 +45,26 @@ def _samples(model, tok, **settings):
         {"max_prompt_length": 256},
         {"max_prompt_length": 256, "reuse_prefix": True},
         {"max_prompt_length": 40, "reuse_prefix": True},  # streams outgrow it: cut, read in full
+        {"max_prompt_length": 256, "reuse_prefix": True, "static_cache": "on"},
+        # a static cache of 60 + 10 columns: turns that no longer fit restart it (read in full)
+        {"max_prompt_length": 60, "reuse_prefix": True, "static_cache": "on"},
+        {"max_prompt_length": 256, "static_cache": "on"},
     ],
-    ids=["full-re-read", "reuse-prefix", "reuse-prefix-truncated"],
+    ids=[
+        "full-re-read",
+        "reuse-prefix",
+        "reuse-prefix-truncated",
+        "reuse-prefix-static",
+        "reuse-prefix-static-restarts",
+        "full-re-read-static",
+    ],  # fmt: skip
 )
 def test_fast_rollouts_equal_the_plain_path_greedy(lm, settings):
     model, tok = lm
     plain = _samples(model, tok, decoder="plain", **settings)
     fast = _samples(model, tok, decoder="fast", **settings)
     assert fast == plain
-    if settings.get("reuse_prefix") and settings["max_prompt_length"] > 40:
+    if settings.get("reuse_prefix") and settings["max_prompt_length"] > 60:
         full = _samples(model, tok, decoder="fast", max_prompt_length=256)
         assert [s[1] for s in fast] == [s[1] for s in full]  # same replies as re-reading
         assert sum(s[2] for s in fast) < sum(s[2] for s in full)  # fewer prompt tokens read
@@ -154,3 +165,30 @@ def test_qwen2_greedy_equal_with_prefix_reuse(tiny_tokenizer):
         assert _samples(model, tok, decoder="fast", **settings) == _samples(
             model, tok, decoder="plain", **settings
         )
+
+
+def test_grouped_attention_equals_repeated_heads():
+    from baselines.training.fastgen import grouped_attention
+
+    torch.manual_seed(0)
+    q, k, v = torch.randn(3, 6, 5, 8), torch.randn(3, 2, 9, 8), torch.randn(3, 2, 9, 8)
+    mask = torch.rand(3, 1, 5, 9) > 0.3
+    mask[..., 0] = True
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        q, k.repeat_interleave(3, dim=1), v.repeat_interleave(3, dim=1), attn_mask=mask
+    ).transpose(1, 2)
+    out, _ = grouped_attention(None, q, k, v, mask)
+    assert torch.allclose(out, expected, atol=1e-5)
+
+
+def test_grouped_attention_decodes_the_same_greedy_tokens(tiny_tokenizer):
+    from baselines.training.fastgen import GROUPED_ATTENTION
+
+    model, tok = build_qwen2_causal_lm(tiny_tokenizer, seed=1)
+    reference = generate_replies(model, tok, PROMPTS, GenerationSettings(12, greedy=True))
+    for static in ("off", "on"):
+        dec = FastDecoder(model, tok.pad_token_id, tok.eos_token_id, 12, 32, greedy=True,
+                          static_cache=static, attention="grouped")  # fmt: skip
+        assert dec.generate(PROMPTS) == reference
+        assert dec.runner is not model
+        assert dec.runner.config._attn_implementation == GROUPED_ATTENTION
