@@ -470,7 +470,8 @@ class StreamBatch:
     the cache does not hold yet; a stream that no longer extends what its row holds (it outgrew
     ``max_prompt_length`` and was left-truncated) has its row's columns masked out and is read in
     full. With a dynamic cache, episodes that have ended are dropped from it; with the decoder's
-    static cache (``static_cache``/``compile``: the decode step then runs compiled) their rows
+    static cache (``static_cache`` or ``compile`` explicitly ``"on"``; ``"auto"`` keeps the
+    dynamic cache here; with ``compile`` the decode step runs compiled) their rows
     stay and decode padding, and when the next turn would not fit the cache's
     ``max_prompt_length + max_new_tokens`` columns, every live stream is read afresh into the
     emptied cache (each stream fits: it is at most ``max_prompt_length`` tokens)."""
@@ -487,7 +488,11 @@ class StreamBatch:
         drop the rows of the episodes that ended."""
         d = self.decoder
         if self.layout is None:
-            self.static = d.use_static
+            # Only when asked explicitly ("on"): the shared cache then spans max_prompt_length +
+            # max_new_tokens columns (4,144 for grpo-trl's conversation budget), and on one H200
+            # a first grpo-trl step with it, compilation included, was slower than the eager
+            # dynamic cache (178 vs 584 tokens/s at 16 episodes); "auto" keeps the latter.
+            self.static = d.use_static and "on" in (d.static_cache, d.compile)
             self.layout = d._new_layout(len(live), self.static)
             self.rows = {k: r for r, k in enumerate(live)}
             return

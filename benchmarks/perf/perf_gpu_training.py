@@ -289,7 +289,7 @@ class Bench:
         k = 4
         args = GRPOConfig(
             output_dir=str(self.ckpt / "grpo-out"), per_device_train_batch_size=episodes,
-            num_generations=k, max_steps=1, learning_rate=1e-6, use_cpu=self.device == "cpu",
+            num_generations=k, max_steps=2, learning_rate=1e-6, use_cpu=self.device == "cpu",
             bf16=False, report_to=[], logging_steps=1, save_strategy="no", seed=0,
             max_completion_length=self.args.turns * (self.args.max_new_tokens + 64),
             **no_checkpointing(GRPOConfig),
@@ -300,21 +300,30 @@ class Bench:
             max_new_tokens=self.args.max_new_tokens, max_prompt_length=4096,
             precision=precision, decode_compile=self.args.compile,
         )  # fmt: skip
-        before = _snapshot(trainer.model)
-        rollout_s = [0.0]
+        before: dict[str, Any] = {}
+        rollout_s: list[float] = []
         call = rollout.__call__
 
         def timed(prompts: list[Any], tr: Any) -> Any:
+            if not rollout_s:  # the weights as the first rollout found them
+                before.update(_snapshot(tr.model))
+            shared = _SHARED.get(tr.model)
+            if len(rollout_s) == 1 and shared is not None:  # the timed rollout's decoder stats
+                snap[:] = [shared[1].stats.seconds, shared[1].stats.decode_steps]
             _sync()
             start = time.perf_counter()
             out = call(prompts, tr)
             _sync()
-            rollout_s[0] += time.perf_counter() - start
+            rollout_s.append(time.perf_counter() - start)
+            if len(rollout_s) == 1:
+                first_tokens[0] = rollout.last_batch.metrics()["tokens/generated"]
             return out
 
-        trainer.rollout_func = timed
+        first_tokens = [0.0]
+        snap: list[float] = []
         from baselines.training.fastgen import _SHARED
 
+        trainer.rollout_func = timed
         with _peak() as peak:
             _sync()
             start = time.perf_counter()
@@ -324,18 +333,23 @@ class Bench:
         rollout.close()
         batch = rollout.last_batch
         generated = batch.metrics()["tokens/generated"] if batch else 0.0
+        # Two steps: the first rollout is the warm-up (compilation when asked); the second is
+        # timed. The step time is the whole run minus both rollouts, per step; the share of
+        # weights changed is over both steps.
         row: dict[str, Any] = {
             "what": "grpo-trl step", "episodes": len(batch.case_ids) if batch else 0,
             "precision": precision, "tokens": int(generated),
-            "tokens_per_s": generated / max(rollout_s[0], 1e-9), "rollout_s": rollout_s[0],
-            "step_s": total - rollout_s[0], "peak_gib": peak["peak_gib"],
-            "weights_changed": _changed(trainer.model, before),
+            "tokens_per_s": generated / max(rollout_s[-1], 1e-9), "rollout_s": rollout_s[-1],
+            "warmup_tokens_per_s": first_tokens[0] / max(rollout_s[0], 1e-9),
+            "step_s": (total - sum(rollout_s)) / max(len(rollout_s), 1),
+            "peak_gib": peak["peak_gib"], "weights_changed": _changed(trainer.model, before),
         }  # fmt: skip
         shared = _SHARED.get(trainer.model)  # this model's decoder (None: plain generate)
-        if shared is not None and batch:
-            stats = shared[1].stats
-            row["ms_per_decode_step"] = 1000 * stats.seconds / max(stats.decode_steps, 1)
-            row["decode_steps"] = stats.decode_steps
+        if shared is not None and batch and snap:
+            stats = shared[1].stats  # the timed (second) rollout's share
+            steps = stats.decode_steps - int(snap[1])
+            row["ms_per_decode_step"] = 1000 * (stats.seconds - snap[0]) / max(steps, 1)
+            row["decode_steps"] = steps
         _emit(self.results, row)
         del trainer, model
         self._free()
