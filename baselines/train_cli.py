@@ -52,7 +52,7 @@ from typing import Any
 
 from baselines.dataclass_cli import DataclassParser
 from baselines.training import use_offline_hub
-from baselines.training.tiny import MODEL_HELP
+from baselines.training.tiny import MODEL_HELP, PRECISION_HELP
 
 #: What ``empa train`` needs beyond the base install (the ``train`` extra).
 TRAIN_PACKAGES = ("torch", "transformers", "trl")
@@ -184,7 +184,27 @@ class GRPOTRLCommandOptions:
         default=0.0,
         metadata={"help": "weight of the EPM-Index reward next to the trajectory return (1)"},
     )
+    precision: str = field(default="auto", metadata={"help": PRECISION_HELP})
+    decoder: str = field(
+        default="auto",
+        metadata={
+            "help": "rollout decoding: 'fast', 'plain' (model.generate) or 'auto' (fast on CUDA)"
+        },
+    )
+    decode_compile: str = field(
+        default="auto",
+        metadata={
+            "help": "fast decoder: static KV cache + torch.compile: 'auto' (CUDA), 'on', 'off'"
+        },
+    )
     no_save: bool = field(default=False, metadata={"help": "do not write the trained model"})
+
+    def __post_init__(self) -> None:
+        from baselines.training.rollout import GenerationSettings
+        from baselines.training.tiny import check_precision
+
+        check_precision(self.precision)
+        GenerationSettings(decoder=self.decoder, compile=self.decode_compile)  # validates them
 
 
 # --- parsers -----------------------------------------------------------------------------------
@@ -416,7 +436,10 @@ def run_mica(parser: DataclassParser, argv: Sequence[str]) -> int:
     if opts.num_cases:
         cases = cases[: opts.num_cases]
     model, tokenizer = _with_model(
-        parser, lambda: load_or_build(opts.model, "causal_lm", seed=config.seed)
+        parser,
+        lambda: load_or_build(
+            opts.model, "causal_lm", seed=config.seed, precision=config.precision
+        ),
     )
     trainer = MICATrainer(model, config, case_dataset(cases), tokenizer)
     trainer.train()
@@ -445,12 +468,14 @@ def run_grpo_trl(parser: DataclassParser, argv: Sequence[str]) -> int:
     cases = env_case_ids(probe)[: opts.num_cases or None]
     probe.close()
     model, tokenizer = _with_model(
-        parser, lambda: load_or_build(opts.model, "causal_lm", seed=config.seed)
+        parser,
+        lambda: load_or_build(opts.model, "causal_lm", seed=config.seed, precision=opts.precision),
     )
     trainer, rollout = empa_grpo_trainer(
         model, tokenizer, config, cases, lambda: gym.make(opts.env_id, **(opts.env_kwargs or {})),
         max_new_tokens=opts.turn_max_new_tokens, max_prompt_length=opts.conversation_max_tokens,
-        epm_index_weight=opts.epm_index_weight,
+        epm_index_weight=opts.epm_index_weight, precision=opts.precision,
+        decoder=opts.decoder, decode_compile=opts.decode_compile,
     )  # fmt: skip
     trainer.train()
     rollout.close()

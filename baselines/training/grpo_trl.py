@@ -163,14 +163,30 @@ def empa_grpo_trainer(
     max_new_tokens: int = 48,
     max_prompt_length: int = 4096,
     epm_index_weight: float = 0.0,
+    precision: str = "auto",
+    decoder: str = "auto",
+    decode_compile: str = "auto",
 ) -> tuple[Any, EMPARolloutFunction]:
     """A stock ``trl.GRPOTrainer`` on EMPA: ``(trainer, rollout_func)``.
 
     ``args`` is a ``trl.GRPOConfig`` (``num_generations`` is ``K``; its ``reward_weights`` are
     replaced by ``[1, epm_index_weight]``); replies are sampled with its ``temperature`` and
-    ``top_p``, at most ``max_new_tokens`` per turn."""
+    ``top_p``, at most ``max_new_tokens`` per turn. ``precision`` is one of
+    :data:`~baselines.training.tiny.PRECISIONS` (fp32 master weights unless ``bf16-pure``;
+    ``bf16-mixed`` turns ``args.bf16`` on). ``decoder`` and ``decode_compile`` choose the
+    rollouts' decoding (:class:`~baselines.training.rollout.GenerationSettings`): every episode of
+    a generation (``num_generations x`` cases) plays in lockstep, one batched generation per
+    turn."""
     from trl import GRPOTrainer
 
+    from baselines.training.tiny import check_precision, master_weights
+
+    check_precision(precision)
+    if precision == "bf16-mixed":
+        args.bf16 = True
+    elif precision in ("fp32", "bf16-pure"):
+        args.bf16 = False
+    model = master_weights(model, precision, args.learning_rate)
     rollout = EMPARolloutFunction(
         env_factory,
         GenerationSettings(
@@ -178,6 +194,9 @@ def empa_grpo_trainer(
             temperature=args.temperature,
             top_p=args.top_p,
             max_prompt_length=max_prompt_length,
+            decoder=decoder,
+            compile=decode_compile,
+            autocast="bfloat16" if args.bf16 else None,
         ),
         seed=args.seed,
     )

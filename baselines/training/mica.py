@@ -73,6 +73,7 @@ from trl.trainer.utils import RepeatSampler, selective_log_softmax
 from baselines.advantages import ESTIMATORS, AdvantageConfig, Estimator
 from baselines.training.distributed import gathered_advantages, reduce_metrics, rollout_seed
 from baselines.training.rollout import GenerationSettings, RolloutBatch, play_episodes
+from baselines.training.tiny import PRECISION_HELP, check_precision, master_weights
 
 #: ``MICAConfig.loss_type`` values: TRL's ``grpo``, ``dapo``, ``dr_grpo`` and the paper's
 #: Algorithm 1 with the whole reply's log-prob (``mica_seq``).
@@ -122,6 +123,20 @@ class MICAConfig(TrainingArguments):
             "help": "keep each conversation as one token stream and carry its KV cache across "
             "turns (a turn reads only its new tokens; one generate per episode instead of one "
             "batched generate per turn)"
+        },
+    )
+    decoder: str = field(
+        default="auto",
+        metadata={
+            "help": "rollout decoding: 'fast' (one batched prefill + device-side decode loop per "
+            "turn, prefix reuse batched too), 'plain' (model.generate) or 'auto' (fast on CUDA)"
+        },
+    )
+    decode_compile: str = field(
+        default="auto",
+        metadata={
+            "help": "fast decoder: static KV cache + torch.compile'd decode step: 'auto' (on "
+            "CUDA), 'on' or 'off' (falls back to eager when compilation fails)"
         },
     )
     # --- loss ---
@@ -174,13 +189,22 @@ class MICAConfig(TrainingArguments):
     report_to: None | str | list[str] = field(
         default="none", metadata={"help": "integrations to report to ('none', 'tensorboard', ...)"}
     )
-    bf16: bool = field(default=False, metadata={"help": "bfloat16 mixed precision"})
+    bf16: bool = field(
+        default=False,
+        metadata={"help": "bfloat16 mixed precision (fp32 master weights, bf16 autocast)"},
+    )
+    precision: str = field(default="auto", metadata={"help": PRECISION_HELP})
     save_strategy: str = field(
         default="no", metadata={"help": "checkpoint strategy: 'no', 'steps' or 'epoch'"}
     )
     learning_rate: float = field(default=1e-6, metadata={"help": "peak learning rate (AdamW)"})
 
     def __post_init__(self) -> None:
+        check_precision(self.precision)
+        if self.precision == "bf16-mixed":
+            self.bf16 = True
+        elif self.precision in ("fp32", "bf16-pure"):
+            self.bf16 = False  # pure bf16 needs no autocast: the weights are bf16 already
         super().__post_init__()
         if self.estimator not in ESTIMATORS:
             raise ValueError(
@@ -200,6 +224,7 @@ class MICAConfig(TrainingArguments):
             raise ValueError(f"rollout_workers must be >= 0, got {self.rollout_workers}")
         if self.rollout_workers and self.reuse_prefix:
             raise ValueError("reuse_prefix is not available with rollout_workers (yet)")
+        _ = self.generation  # validates decoder and decode_compile
 
     @property
     def advantage(self) -> AdvantageConfig:
@@ -214,6 +239,9 @@ class MICAConfig(TrainingArguments):
             self.max_prompt_length,
             self.system_prompt,
             self.reuse_prefix,
+            decoder=self.decoder,
+            compile=self.decode_compile,
+            autocast="bfloat16" if self.bf16 else None,
         )
 
 
@@ -481,6 +509,7 @@ class MICATrainer(Trainer):
             )
         if args.torch_threads:
             torch.set_num_threads(args.torch_threads)
+        model = master_weights(model, args.precision, args.learning_rate)
         if args.beta != 0.0 and ref_model is None:
             ref_model = copy.deepcopy(model)
         super().__init__(

@@ -120,14 +120,20 @@ class _SeededLMTurns(_LMTurns):
 
         s = self.settings
         width = s.max_prompt_length  # the same for every batch: see the module docstring
+        sampler = self._sampler()
+        if self.decoder is not None:
+            return list(self.decoder.generate(prompts, sampler, pad_to=width))
+        return generate_replies(self.model, self.tokenizer, prompts, s, sampler, pad_to=width)
+
+    def _sampler(self) -> EpisodeSampler | None:
+        s = self.settings
         if s.greedy:
-            return generate_replies(self.model, self.tokenizer, prompts, s, pad_to=width)
+            return None
         generators = [
             np.random.default_rng([self.seed, self.episode_index[j], self._turn])
             for j in self._indices
         ]
-        sampler = EpisodeSampler(generators, s.temperature, s.top_p)
-        return generate_replies(self.model, self.tokenizer, prompts, s, sampler, pad_to=width)
+        return EpisodeSampler(generators, s.temperature, s.top_p)
 
     def on_step(self, index: int, step: Step) -> None:
         super().on_step(index, step)

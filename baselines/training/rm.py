@@ -20,7 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from baselines.training.data import to_dataset
-from baselines.training.tiny import MODEL_HELP, cpu_trainer_kwargs
+from baselines.training.tiny import (
+    MODEL_HELP,
+    PRECISION_HELP,
+    check_precision,
+    cpu_trainer_kwargs,
+    master_weights,
+)
 
 
 @dataclass
@@ -34,6 +40,7 @@ class RMRunConfig:
     batch_size: int = field(default=4, metadata={"help": "pairs per device and step"})
     max_steps: int = field(default=-1, metadata={"help": "stop after N steps (-1: epochs decide)"})
     seed: int = field(default=0, metadata={"help": "random seed (model init, data order)"})
+    precision: str = field(default="auto", metadata={"help": PRECISION_HELP})
     trainer_kwargs: dict[str, Any] = field(
         default_factory=dict, metadata={"help": "further trl.RewardConfig fields (JSON object)"}
     )
@@ -60,7 +67,10 @@ def build_reward_trainer(
     if not pairs:
         raise ValueError("no preference pairs")
     if model is None or tokenizer is None:
-        model, tokenizer = load_or_build(cfg.model, "reward", seed=cfg.seed)
+        model, tokenizer = load_or_build(
+            cfg.model, "reward", seed=cfg.seed, precision=cfg.precision
+        )
+    model = master_weights(model, check_precision(cfg.precision), cfg.learning_rate)
     keep = ("prompt", "chosen", "rejected", "margin")
     dataset = to_dataset([{k: r[k] for k in keep if k in r} for r in pairs])
     eval_dataset = (

@@ -35,6 +35,8 @@ from empa_env.policy import Messages
 from empa_env.rollout import RolloutHooks, Step, play_lockstep
 
 Message = dict[str, str]
+#: Values of ``GenerationSettings.decoder``.
+DECODERS = ("auto", "fast", "plain")
 
 
 @dataclass
@@ -133,6 +135,28 @@ class GenerationSettings:
     system_prompt: str | None = None
     reuse_prefix: bool = False  # one token stream + KV cache per conversation (prefix.py)
     greedy: bool = False  # argmax decoding instead of sampling (tests, evaluation)
+    #: "fast": :class:`~baselines.training.fastgen.FastDecoder` (one batched prefill and decode
+    #: loop per turn, prefix reuse batched too); "plain": ``model.generate`` (prefix reuse one
+    #: episode at a time); "auto": fast when the model is on a CUDA device.
+    decoder: str = "auto"
+    static_cache: str = "auto"  # fast decoder: "auto" (CUDA), "on", "off"
+    compile: str = "auto"  # fast decoder: torch.compile the decode step ("auto": on CUDA)
+    check_every: int = 8  # fast decoder: decode steps between host checks for "all done"
+    autocast: str | None = None  # fast decoder: e.g. "bfloat16" (a bf16 copy decodes)
+    attention: str = "auto"  # fast decoder: "grouped", "model" or "auto" (grouped on CUDA)
+
+    def __post_init__(self) -> None:
+        if self.decoder not in DECODERS:
+            raise ValueError(f"decoder must be one of {DECODERS}, got {self.decoder!r}")
+        for name in ("static_cache", "compile"):
+            if getattr(self, name) not in ("auto", "on", "off"):
+                raise ValueError(f"{name} must be 'auto', 'on' or 'off'")
+
+    def fast_for(self, model: Any) -> bool:
+        """Whether ``model`` decodes with the fast decoder under these settings."""
+        if self.decoder != "auto":
+            return self.decoder == "fast"
+        return bool(next(model.parameters()).device.type == "cuda")
 
 
 def generate_replies(
@@ -207,13 +231,23 @@ class _LMTurns(RolloutHooks):
         self._indices: list[int] = []
         self._pending: dict[int, tuple[list[int], list[int], int]] = {}
         self._streams: dict[int, ConversationStream] = {}
+        self.fast = settings.fast_for(model)
+        self.decoder: Any = None
+        self._batch: Any = None
+        if self.fast:
+            from baselines.training.fastgen import FastDecoder, StreamBatch
+
+            self.decoder = FastDecoder.for_settings(model, tokenizer, settings)
+            self._batch = StreamBatch(self.decoder) if settings.reuse_prefix else None
 
     def before_turn(self, turn: int, indices: list[int]) -> None:
         self._indices = indices
 
     def __call__(self, histories: list[Messages]) -> list[str]:
         s = self.settings
-        if s.reuse_prefix:
+        if s.reuse_prefix and self._batch is not None:
+            turns = self._stream_batch_turn(histories)
+        elif s.reuse_prefix:
             turns = [self._stream_turn(i, h) for i, h in zip(self._indices, histories, strict=True)]
         else:
             prompts = [
@@ -231,7 +265,31 @@ class _LMTurns(RolloutHooks):
 
     def _generate(self, prompts: list[list[int]]) -> list[list[int]]:
         """One batched ``generate`` over this turn's prompts (those of ``self._indices``)."""
+        if self.decoder is not None:
+            return list(self.decoder.generate(prompts))
         return generate_replies(self.model, self.tokenizer, prompts, self.settings)
+
+    def _sampler(self) -> Any:
+        """A per-row sampler for the fast decoder (``None``: its own draws)."""
+        return None
+
+    def _stream_batch_turn(
+        self, histories: list[Messages]
+    ) -> list[tuple[list[int], list[int], int]]:
+        """Prefix reuse, batched: every live conversation's stream in one prefill and decode."""
+        s = self.settings
+        prompts = []
+        for i, history in zip(self._indices, histories, strict=True):
+            stream = self._streams.setdefault(i, ConversationStream(reuse=False))
+            prompts.append(
+                stream.prompt(self.tokenizer, history, s.max_prompt_length, s.system_prompt)
+            )
+        results = self._batch.generate(self._indices, prompts, self._sampler())
+        turns = []
+        for i, prompt, (completion, read) in zip(self._indices, prompts, results, strict=True):
+            self._streams[i].ids = prompt + completion
+            turns.append((prompt, completion, read))
+        return turns
 
     def _stream_turn(self, index: int, history: Messages) -> tuple[list[int], list[int], int]:
         s = self.settings

@@ -12,7 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from baselines.training.data import SFTFilter, sft_examples, to_dataset
-from baselines.training.tiny import MODEL_HELP, cpu_trainer_kwargs
+from baselines.training.tiny import (
+    MODEL_HELP,
+    PRECISION_HELP,
+    check_precision,
+    cpu_trainer_kwargs,
+    master_weights,
+)
 from epm.trajectory import Trajectory
 
 
@@ -31,6 +37,7 @@ class SFTRunConfig:
     batch_size: int = field(default=4, metadata={"help": "examples per device and step"})
     max_steps: int = field(default=-1, metadata={"help": "stop after N steps (-1: epochs decide)"})
     seed: int = field(default=0, metadata={"help": "random seed (model init, data order)"})
+    precision: str = field(default="auto", metadata={"help": PRECISION_HELP})
     filter: SFTFilter = field(default_factory=SFTFilter)
     system_prompt: str | None = field(
         default=None, metadata={"help": "system message put before every conversation"}
@@ -56,7 +63,10 @@ def build_sft_trainer(
     if not rows:
         raise ValueError("no SFT examples survived the filters")
     if model is None or tokenizer is None:
-        model, tokenizer = load_or_build(cfg.model, "causal_lm", seed=cfg.seed)
+        model, tokenizer = load_or_build(
+            cfg.model, "causal_lm", seed=cfg.seed, precision=cfg.precision
+        )
+    model = master_weights(model, check_precision(cfg.precision), cfg.learning_rate)
     dataset = to_dataset([{"messages": r["messages"]} for r in rows])
     return SFTTrainer(
         model=model, args=cfg.sft_config(), train_dataset=dataset, processing_class=tokenizer

@@ -145,6 +145,54 @@ def build_tiny_causal_lm(
     return model, tokenizer
 
 
+@dataclass(frozen=True)
+class Qwen2Shape:
+    """The shape of a Qwen2 causal LM (random weights, built offline): :data:`QWEN2_0_5B` is
+    Qwen2-0.5B's (hidden 896, 24 layers, 14 query and 2 key/value heads, MLP 4864, tied
+    embeddings); the vocabulary is the tokenizer's."""
+
+    hidden_size: int = 64
+    intermediate_size: int = 128
+    num_hidden_layers: int = 2
+    num_attention_heads: int = 4
+    num_key_value_heads: int = 2
+    max_position_embeddings: int = 32_768
+
+
+QWEN2_0_5B = Qwen2Shape(896, 4864, 24, 14, 2)
+
+
+def build_qwen2_causal_lm(
+    tokenizer: Any | None = None, shape: Qwen2Shape | None = None, seed: int = 0
+) -> tuple[Any, Any]:
+    """``(model, tokenizer)``: a randomly initialised ``Qwen2ForCausalLM`` of ``shape`` (default
+    a tiny one) over the tiny tokenizer; fp32, nothing downloaded."""
+    import torch
+    from transformers import AutoModelForCausalLM, Qwen2Config
+
+    shape = shape or Qwen2Shape()
+    tokenizer = tokenizer or build_tokenizer()
+    config = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=shape.hidden_size,
+        intermediate_size=shape.intermediate_size,
+        num_hidden_layers=shape.num_hidden_layers,
+        num_attention_heads=shape.num_attention_heads,
+        num_key_value_heads=shape.num_key_value_heads,
+        max_position_embeddings=shape.max_position_embeddings,
+        bos_token_id=tokenizer.bos_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        tie_word_embeddings=True,
+    )
+    torch.manual_seed(seed)
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    model.generation_config.bos_token_id = tokenizer.bos_token_id
+    return model, tokenizer
+
+
 def build_tiny_reward_model(
     tokenizer: Any | None = None, cfg: TinyConfig | None = None, seed: int = 0
 ) -> tuple[Any, Any]:
@@ -175,8 +223,9 @@ def no_checkpointing(config_cls: type) -> dict[str, bool]:
 
 
 def cpu_trainer_kwargs(run: Any, config_cls: type, **extra: Any) -> dict[str, Any]:
-    """``TrainingArguments`` fields shared by our TRL configs on a CPU: the run's schedule, no
-    bf16, no checkpointing, no reporting; ``extra`` and ``run.trainer_kwargs`` override them."""
+    """``TrainingArguments`` fields shared by our TRL configs on a CPU: the run's schedule, bf16
+    autocast only for ``precision="bf16-mixed"``, no checkpointing, no reporting; ``extra`` and
+    ``run.trainer_kwargs`` override them."""
     kwargs: dict[str, Any] = {
         "output_dir": run.output_dir,
         "num_train_epochs": run.epochs,
@@ -184,7 +233,7 @@ def cpu_trainer_kwargs(run: Any, config_cls: type, **extra: Any) -> dict[str, An
         "per_device_train_batch_size": run.batch_size,
         "max_steps": run.max_steps,
         "seed": run.seed,
-        "bf16": False,
+        "bf16": getattr(run, "precision", "auto") == "bf16-mixed",
         "use_cpu": True,
         "report_to": [],
         "logging_steps": 1,
@@ -197,13 +246,73 @@ def cpu_trainer_kwargs(run: Any, config_cls: type, **extra: Any) -> dict[str, An
     return kwargs
 
 
-def load_or_build(name_or_path: str, kind: str = "causal_lm", seed: int = 0) -> tuple[Any, Any]:
+#: Training precisions (``precision`` of every trainer's configuration):
+#:
+#: * ``auto`` (default): fp32 master weights; bf16 autocast where the trainer's ``bf16`` flag is on;
+#: * ``fp32``: fp32 weights, no autocast;
+#: * ``bf16-mixed``: fp32 master weights (the optimiser updates fp32), forwards and backwards under
+#:   bf16 autocast (sets the trainer's ``bf16`` flag);
+#: * ``bf16-pure``: the weights themselves in bf16 (half the memory; an update smaller than about
+#:   2^-9 of a weight is rounded away: one AdamW step at lr 1e-6 changed ~2% of a bf16 model's
+#:   weight elements vs 100% in fp32).
+PRECISIONS = ("auto", "fp32", "bf16-mixed", "bf16-pure")
+PRECISION_HELP = (
+    "auto (fp32 master weights, bf16 autocast when --bf16), fp32, bf16-mixed (fp32 master weights "
+    "+ bf16 autocast) or bf16-pure (bf16 weights: small learning rates are rounded away)"
+)
+#: Below this learning rate ``bf16-pure`` warns (an AdamW step moves a weight by about lr).
+PURE_BF16_MIN_LR = 1e-4
+
+
+def check_precision(precision: str) -> str:
+    """``precision`` if it is one of :data:`PRECISIONS` (:class:`ValueError` otherwise)."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
+    return precision
+
+
+def master_weights(model: Any, precision: str = "auto", learning_rate: float | None = None) -> Any:
+    """``model`` with the weights a trainer should update: fp32 for every precision but
+    ``bf16-pure`` (bf16 or fp16 parameters are upcast in place; the checkpoint's own dtype is
+    what ``from_pretrained`` loads, bf16 for most published ones), bf16 for ``bf16-pure`` (with a
+    warning when ``learning_rate`` is below :data:`PURE_BF16_MIN_LR`)."""
+    import warnings
+
+    import torch
+
+    check_precision(precision)
+    if precision == "bf16-pure":
+        model.to(torch.bfloat16)
+        if learning_rate is not None and learning_rate < PURE_BF16_MIN_LR:
+            warnings.warn(
+                f"precision 'bf16-pure' at learning rate {learning_rate:g}: bf16 weights keep 8 "
+                "significant bits, so most AdamW updates of this size round to nothing (one "
+                "step at 1e-6 changed ~2% of the weights); use 'bf16-mixed' (fp32 master "
+                "weights) unless memory forbids it",
+                UserWarning,
+                stacklevel=2,
+            )
+        return model
+    if any(p.is_floating_point() and p.dtype != torch.float32 for p in model.parameters()):
+        model.float()
+    return model
+
+
+def load_or_build(
+    name_or_path: str, kind: str = "causal_lm", seed: int = 0, precision: str = "auto"
+) -> tuple[Any, Any]:
     """``"tiny"`` builds a fresh tiny model; anything else loads a local checkpoint directory or a
     Hugging Face id from the local cache (``local_files_only``: :class:`FileNotFoundError` with a
-    one-line message when it is not there)."""
+    one-line message when it is not there). The weights are fp32 whatever the checkpoint's dtype,
+    bf16 for ``precision="bf16-pure"`` only (:func:`master_weights`)."""
+    import torch
+
+    check_precision(precision)
+    dtype = torch.bfloat16 if precision == "bf16-pure" else torch.float32
     if name_or_path == "tiny":
         builder = build_tiny_causal_lm if kind == "causal_lm" else build_tiny_reward_model
-        return builder(seed=seed)
+        model, tokenizer = builder(seed=seed)
+        return model.to(dtype), tokenizer
     from transformers import (
         AutoModelForCausalLM,
         AutoModelForSequenceClassification,
@@ -215,10 +324,10 @@ def load_or_build(name_or_path: str, kind: str = "causal_lm", seed: int = 0) -> 
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
         if kind == "causal_lm":
-            model = AutoModelForCausalLM.from_pretrained(source, local_files_only=True)
+            model = AutoModelForCausalLM.from_pretrained(source, local_files_only=True, dtype=dtype)
         else:
             model = AutoModelForSequenceClassification.from_pretrained(
-                source, num_labels=1, local_files_only=True
+                source, num_labels=1, local_files_only=True, dtype=dtype
             )
     except OSError as exc:
         if path.is_dir():
@@ -232,6 +341,7 @@ def load_or_build(name_or_path: str, kind: str = "causal_lm", seed: int = 0) -> 
 
 
 __all__ = [
-    "CHATML_TEMPLATE", "MODEL_HELP", "SPECIAL_TOKENS", "TinyConfig", "build_tiny_causal_lm",
-    "build_tiny_reward_model", "build_tokenizer", "default_corpus", "load_or_build",
+    "CHATML_TEMPLATE", "MODEL_HELP", "PRECISIONS", "PRECISION_HELP", "QWEN2_0_5B",
+    "SPECIAL_TOKENS", "Qwen2Shape", "TinyConfig", "build_qwen2_causal_lm", "build_tiny_causal_lm", "build_tiny_reward_model", "build_tokenizer",
+    "check_precision", "default_corpus", "load_or_build", "master_weights",
 ]  # fmt: skip
