@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from empa_env.registry import Registry, RegistryError, load_object
+from empa_env.safe_text import check_name
 from empa_env.sync import run_sync
 
 Messages = list[dict[str, str]]
@@ -140,8 +141,8 @@ def load_policy(spec: str | Policy, **options: Any) -> Policy:
         policy = policies.create(f"{kind}:{target}", **options)
     except RegistryError as exc:
         raise PolicySpecError(str(exc)) from None
-    if alias:
-        policy.name = alias
+    if alias is not None:
+        policy.name = check_name(alias, "policy name")
     return policy
 
 

@@ -21,6 +21,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from benchmarks.report.tables import ReportTable
+from empa_env.safe_text import markdown_safe
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def markdown_table(frame: pd.DataFrame, decimals: int = 2) -> str:
     ]
 
     def line(cells: Sequence[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
+        return "| " + " | ".join(markdown_safe(c) for c in cells) + " |"
 
     out = [line(header), "| " + " | ".join("---" for _ in header) + " |"]
     out += [line(r) for r in rows]
@@ -205,7 +206,10 @@ def render_markdown(
     if intro:
         out += [intro, ""]
     if run_info:
-        out += [f"- **{k}**: {_info_value(v)}" for k, v in run_info.items()] + [""]
+        out += [
+            f"- **{markdown_safe(k)}**: {markdown_safe(_info_value(v))}"
+            for k, v in run_info.items()
+        ] + [""]
     out += ["## Contents", ""] + [f"- [{s.title}](#{s.anchor})" for s in sections] + [""]
     for s in sections:
         out += [f"## {s.title}", "", f"> **How to read this.** {s.how_to_read}", ""]
