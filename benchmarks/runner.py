@@ -29,7 +29,7 @@ from benchmarks.store import EpisodeRow, RunStore, episode_key
 from empa_env.backends import Roles
 from empa_env.errors import UserError
 from empa_env.llm.client import auth_failure, clear_auth_failure
-from empa_env.policy import Policy, load_policy
+from empa_env.policy import Policy, describe_policy, load_policy
 from empa_env.safe_text import check_name
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ async def run_benchmark(
     )
     try:
         for p in loaded:
-            store.register_policy(p.name, p.describe())
+            store.register_policy(p.name, describe_policy(p))
     except BaseException:
         store.close()  # a refused policy leaves the run directory free
         raise

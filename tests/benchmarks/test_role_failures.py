@@ -48,8 +48,10 @@ def test_a_dead_llm_role_invalidates_its_episodes(tmp_path, capsys, server, role
     reasons = [r[0] for r in rows]
     assert len(reasons) == 2 and all(what in r and "failed" in r for r in reasons), reasons
     # the leaderboard, results.json and the report say so
-    assert "role failures" in printed and f"{'director' if role == 'director' else 'actor'} " in (
-        printed.split("role failures", 1)[1]
+    assert (
+        "role failures" in printed
+        and f"{'director' if role == 'director' else 'actor'} "
+        in (printed.split("role failures", 1)[1])
     )
     document = json.loads((out / "results.json").read_text())
     (model,) = document["models"]
