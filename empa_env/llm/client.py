@@ -31,6 +31,9 @@ from typing import Any
 from empa_env.llm.cache import ResponseCache, cache_key, shared_cache
 from empa_env.secrets import remember_secret, scrub
 
+#: The default cap on one answer's size (characters of text and tool-call arguments); a role's
+#: answers are a few thousand characters, a misbehaving server's can be megabytes.
+MAX_ANSWER_CHARS = 100_000
 #: HTTP statuses worth another try.
 RETRYABLE_STATUS: frozenset[int] = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 529})
 
@@ -224,12 +227,17 @@ class ClientConfig:
     #: USD per 1M tokens (input, output) for models LiteLLM has no price for (e.g. local ones).
     price_per_mtok: tuple[float, float] | None = None
     extra_params: Mapping[str, Any] = field(default_factory=dict)
+    #: The longest answer taken (text and tool-call arguments, in characters): a longer one is a
+    #: recorded failure (kind ``oversized``), never stored or parsed, whatever the server sent.
+    max_answer_chars: int = MAX_ANSWER_CHARS
 
     def __post_init__(self) -> None:
         if not self.model:
             raise ValueError("model must be a non-empty LiteLLM model name, e.g. 'openai/gpt-4o'")
         if self.timeout <= 0 or self.max_retries < 0 or self.max_concurrency < 1:
             raise ValueError("timeout > 0, max_retries >= 0 and max_concurrency >= 1 are required")
+        if self.max_answer_chars < 1:
+            raise ValueError("max_answer_chars must be >= 1")
 
     def resolved_api_key(self) -> str | None:
         if self.api_key:
@@ -249,6 +257,12 @@ class ClientConfig:
             "max_tokens": self.max_tokens,
             "seed": self.seed,
             "local_endpoint": bool(self.api_base),
+            # only when changed, so that runs with the default keep their fingerprint
+            **(
+                {"max_answer_chars": self.max_answer_chars}
+                if self.max_answer_chars != MAX_ANSWER_CHARS
+                else {}
+            ),
         }
 
 
@@ -379,6 +393,11 @@ def _litellm() -> Any:
     return litellm
 
 
+def answer_chars(completion: Completion) -> int:
+    """The size of an answer as :attr:`ClientConfig.max_answer_chars` counts it."""
+    return len(completion.text) + sum(len(c.name) + len(c.arguments) for c in completion.tool_calls)
+
+
 # --------------------------------------------------------------------------------------------
 # the client
 # --------------------------------------------------------------------------------------------
@@ -460,9 +479,10 @@ class LLMClient:
         key = cache_key(cfg.model, messages, params, prompt_version)
         if use_cache and self.cache is not None:
             hit = self.cache.get(key)
-            if hit is not None:
+            cached = Completion.from_payload(hit) if hit is not None else None
+            if cached is not None and answer_chars(cached) <= cfg.max_answer_chars:
                 self.ledger._bump(role, cache_hits=1)
-                return Completion.from_payload(hit)
+                return cached
 
         completion = await self._call_with_retries([dict(m) for m in messages], params, role)
         if self.cache is not None and (cache_if is None or cache_if(completion)):
@@ -544,6 +564,16 @@ class LLMClient:
                 cost_usd=completion.cost_usd,
                 latency_s=latency,
             )
+            size = answer_chars(completion)
+            if size > cfg.max_answer_chars:  # never stored, cached or parsed
+                self.ledger._count(role, "errors", "oversized")
+                raise LLMCallError(
+                    "oversized",
+                    f"the answer has {size} characters, more than max_answer_chars "
+                    f"({cfg.max_answer_chars}); not used",
+                    False,
+                    attempt + 1,
+                )
             return completion
         raise LLMCallError(
             last_kind,
