@@ -131,9 +131,40 @@ def _check_max_turns(preset: str, max_turns: int | None) -> None:
         raise UserError(f"--max-turns {max_turns}: {exc}") from None
 
 
+#: Below this many open files, concurrent LLM calls may run out (one per connection, plus the
+#: libraries' own files); ``empa bench`` raises the soft limit to the hard one and warns below it.
+MIN_OPEN_FILES = 256
+
+
+def raise_open_file_limit(minimum: int = MIN_OPEN_FILES) -> str | None:
+    """Raise this process's soft open-file limit to its hard limit; a one-line warning when it
+    stays below ``minimum`` (``None`` otherwise)."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            pass
+    if soft != resource.RLIM_INFINITY and soft < minimum:
+        return (
+            f"warning: the open-file limit is {soft} (ulimit -n); concurrent LLM calls may fail "
+            f"with 'Too many open files': raise it to {minimum} or more, or lower --concurrency"
+        )
+    return None
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     # Every option is checked before the run directory is created or bound.
     _check_max_turns(args.preset, args.max_turns)
+    warning = raise_open_file_limit()
+    if warning:
+        print(warning, file=sys.stderr)
     llm_options = _llm_options(args)
     policies = args.policy or default_policies()
     if not policies:

@@ -357,7 +357,7 @@ def _show_command(model: str, case_id: str, seed: int) -> str:
         f"empa show RUN_DIR --model {shlex.quote(model)} --case {shlex.quote(case_id)} "
         f"--seed {seed}"
     )
-    if "`" in command or not command.isprintable():
+    if any(ch in command for ch in "`<>&") or not command.isprintable():
         return markdown_safe(command)
     return f"`{command}`"
 
@@ -413,9 +413,10 @@ def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` for a CSV file a spreadsheet may open: no text cell, index value or header is a
     formula (see :func:`empa_env.safe_text.csv_cell_safe`); numbers unchanged."""
     out = frame.copy()
-    for col in out.columns:
-        if out[col].dtype == object:
-            out[col] = out[col].map(csv_cell_safe)
+    for i in range(out.shape[1]):
+        column = out.iloc[:, i]
+        if not pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+            out.isetitem(i, column.astype(object).map(csv_cell_safe))
     out.columns = out.columns.map(_safe_label)
     out.index = out.index.map(_safe_label)
     return out

@@ -210,21 +210,22 @@ def render_markdown(
             f"- **{markdown_safe(k)}**: {markdown_safe(_info_value(v))}"
             for k, v in run_info.items()
         ] + [""]
-    out += ["## Contents", ""] + [f"- [{s.title}](#{s.anchor})" for s in sections] + [""]
+    md = markdown_safe  # titles, notes and captions can hold model and case names
+    out += ["## Contents", ""] + [f"- [{md(s.title)}](#{s.anchor})" for s in sections] + [""]
     for s in sections:
-        out += [f"## {s.title}", "", f"> **How to read this.** {s.how_to_read}", ""]
+        out += [f"## {md(s.title)}", "", f"> **How to read this.** {s.how_to_read}", ""]
         if s.text:
             out += [s.text, ""]
         if s.markdown:
             out += [s.markdown, ""]
         for t in s.tables:
-            out += [f"### {t.title}", ""]
+            out += [f"### {md(t.title)}", ""]
             if t.note:
-                out += [f"*{t.note}*", ""]
+                out += [f"*{md(t.note)}*", ""]
             out += ["*(no rows)*" if t.shown.empty else markdown_table(t.shown), ""]
             out += [f"CSV: `tables/{t.name}.csv`", ""]
         for f in s.figures:
-            out += [f"![{f.caption}]({f.path})", "", f"*{f.caption}*", ""]
+            out += [f"![{md(f.caption)}]({f.path})", "", f"*{md(f.caption)}*", ""]
     return "\n".join(out)
 
 
