@@ -60,7 +60,7 @@ def _open_store(run_dir: Path) -> RunStore:
         raise UserError(
             f"{run_dir} is not a run directory (no {DB_NAME}); run `empa bench --out {run_dir}` first"
         )
-    return RunStore(run_dir)
+    return RunStore(run_dir, read_only=True)  # reading never writes: read-only runs work too
 
 
 def _positive_int(text: str) -> int:
@@ -131,9 +131,40 @@ def _check_max_turns(preset: str, max_turns: int | None) -> None:
         raise UserError(f"--max-turns {max_turns}: {exc}") from None
 
 
+#: Below this many open files, concurrent LLM calls may run out (one per connection, plus the
+#: libraries' own files); ``empa bench`` raises the soft limit to the hard one and warns below it.
+MIN_OPEN_FILES = 256
+
+
+def raise_open_file_limit(minimum: int = MIN_OPEN_FILES) -> str | None:
+    """Raise this process's soft open-file limit to its hard limit; a one-line warning when it
+    stays below ``minimum`` (``None`` otherwise)."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            pass
+    if soft != resource.RLIM_INFINITY and soft < minimum:
+        return (
+            f"warning: the open-file limit is {soft} (ulimit -n); concurrent LLM calls may fail "
+            f"with 'Too many open files': raise it to {minimum} or more, or lower --concurrency"
+        )
+    return None
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     # Every option is checked before the run directory is created or bound.
     _check_max_turns(args.preset, args.max_turns)
+    warning = raise_open_file_limit()
+    if warning:
+        print(warning, file=sys.stderr)
     llm_options = _llm_options(args)
     policies = args.policy or default_policies()
     if not policies:
@@ -167,6 +198,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         nee_judges=list(args.nee_judge or []),
         max_identical_failures=args.max_identical_failures,
         max_judge_failure_share=args.max_judge_failure_share,
+        max_role_failure_share=args.max_role_failure_share,
         preflight=not args.no_preflight,
         cases_dir=str(args.cases) if args.cases else None,
         case_ids=list(args.case or []),
@@ -212,7 +244,7 @@ def _saved_episodes(run_dir: Path) -> int:
         return 0
     from benchmarks.store import RunStore
 
-    with RunStore(run_dir) as store:
+    with RunStore(run_dir, read_only=True) as store:
         return store.count()
 
 
@@ -235,22 +267,30 @@ def cmd_report(args: argparse.Namespace) -> int:
     if len(run_dirs) > 1:
         return _report_several(run_dirs, args.report_dir)
     run_dir = Path(run_dirs[0])
-    from benchmarks.results import leaderboard_text, results_document, write_results
+    from benchmarks.results import (
+        leaderboard_text,
+        results_document,
+        role_failure_text,
+        write_results,
+    )
 
     started = time.perf_counter()
     with _open_store(run_dir) as store:
+        out, data_dir = _report_places(run_dir, args.report_dir)
         episodes = store.episodes_frame()
         if episodes.empty:
             raise UserError(f"no finished episodes in {run_dir}")
         errors = store.errors()
         document = results_document(run_dir, store.config, episodes, errors, store.run_info())
-        results = write_results(run_dir, document)
-        out = Path(args.report_dir) if args.report_dir else run_dir / "report"
+        results = write_results(data_dir, document)
         invalid = int(episodes["invalid"].astype(bool).sum()) if "invalid" in episodes else 0
         info = {"run_dir": str(run_dir), **store.run_info(), "errors": len(errors)}
         info["invalid episodes"] = invalid
-        export_jsonl(store, run_dir / "episodes.jsonl")
-        export_parquet(store, run_dir)
+        role_failures = role_failure_text(document["models"])
+        if role_failures:  # failed calls of the judge, the Director, the Actor, per model
+            info["role failures"] = "; ".join(line.strip() for line in role_failures)
+        export_jsonl(store, data_dir / "episodes.jsonl")
+        export_parquet(store, data_dir)
         print(leaderboard_text(document["models"]))
         try:
             judge = store.config.get("env", {}).get("roles", {}).get("judger")
@@ -261,12 +301,27 @@ def cmd_report(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - started
     print(
         f"report: {html} (written in {seconds:.1f} s)\nmarkdown: {out / 'report.md'}\n"
-        f"results: {results}\nexports: {run_dir / 'episodes.jsonl'}, {run_dir / 'episodes.parquet'}"
+        f"results: {results}\nexports: {data_dir / 'episodes.jsonl'}, {data_dir / 'episodes.parquet'}"
     )
     if invalid:
         print(f"{invalid} invalid episode(s): shown, not ranked; rerun to play them again")
         return 1
     return 0
+
+
+def _report_places(run_dir: Path, report_dir: Path | None) -> tuple[Path, Path]:
+    """``(report folder, folder of results.json and the exports)``: the run directory's own,
+    or, when it cannot be written (a read-only copy), ``--out`` for all of them."""
+    from empa_env.atomic import ensure_dir
+
+    writable = os.access(run_dir, os.W_OK | os.X_OK)
+    if report_dir is None and not writable:
+        raise UserError(
+            f"{run_dir} is read-only: give --out DIR to write its report, results.json and "
+            "exports there"
+        )
+    out = ensure_dir(Path(report_dir) if report_dir else run_dir / "report")
+    return out, (run_dir if writable else out)
 
 
 def _report_several(run_dirs: list[Path], out: Path | None) -> int:
@@ -304,14 +359,16 @@ def _report_several(run_dirs: list[Path], out: Path | None) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from benchmarks.export import export_jsonl, export_parquet
+    from empa_env.atomic import ensure_dir
 
     run_dir = Path(args.run_dir)
     with _open_store(run_dir) as store:
+        out = ensure_dir(args.out) if getattr(args, "out", None) else run_dir
         written = []
         if args.format in ("jsonl", "all"):
-            written.append(export_jsonl(store, run_dir / "episodes.jsonl"))
+            written.append(export_jsonl(store, out / "episodes.jsonl"))
         if args.format in ("parquet", "all"):
-            written.extend(export_parquet(store, run_dir))
+            written.extend(export_parquet(store, out))
     print("\n".join(str(p) for p in written))
     return 0
 
@@ -485,6 +542,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "ranked, played again by a rerun (default 0.2)",
     )
     bench.add_argument(
+        "--max-role-failure-share",
+        type=float,
+        default=0.2,
+        metavar="X",
+        help="the same for the Director and the Actor: an episode where more than X of the "
+        "Director's decisions or of the Actor's messages were fallbacks for a failed call is "
+        "invalid (default 0.2)",
+    )
+    bench.add_argument(
         "--no-preflight",
         action="store_true",
         help="skip the one short call per LLM role, policy and NEE judge made before the run",
@@ -530,6 +596,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         choices=["jsonl", "parquet", "all"],
         default="all",
         help="which files to write (default: %(default)s)",
+    )
+    export.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="folder to write the files to (default: RUN_DIR; give one for a read-only run)",
     )
     export.set_defaults(func=cmd_export)
 

@@ -43,6 +43,11 @@ class BenchConfig:
     #: An episode whose share of failed judgements exceeds this is invalid: kept and shown,
     #: never ranked, played again by a rerun (a run that never got a judgement is no result).
     max_judge_failure_share: float = 0.2
+    #: The same for the Director and the Actor: an episode where more than this share of the
+    #: Director's decisions or of the Actor's messages were fallbacks (an LLM role that failed:
+    #: empty answer, unknown tool, provider error) is invalid: the run measures its configured
+    #: roles only.
+    max_role_failure_share: float = 0.2
 
     def __post_init__(self) -> None:
         if self.seeds < 1:
@@ -56,6 +61,10 @@ class BenchConfig:
         if not 0.0 <= self.max_judge_failure_share <= 1.0:
             raise UserError(
                 f"max_judge_failure_share must be in [0, 1], got {self.max_judge_failure_share}"
+            )
+        if not 0.0 <= self.max_role_failure_share <= 1.0:
+            raise UserError(
+                f"max_role_failure_share must be in [0, 1], got {self.max_role_failure_share}"
             )
 
     @property
@@ -108,6 +117,7 @@ class BenchConfig:
             "env": env.describe(),
             "nee_judges": list(self.nee_judges),
             "max_judge_failure_share": self.max_judge_failure_share,
+            "max_role_failure_share": self.max_role_failure_share,
             "package_version": __version__,
         }
         if self.cases_dir is not None:

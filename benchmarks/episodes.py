@@ -48,9 +48,55 @@ async def play_and_score(
     env = EMPAEnv([case], config=shared_env)
     await play_episode(env, policy, case, seed)
     metrics = evaluate(env.trajectory, env.config)  # the JSON-safe record
+    metrics.update(role_failures(env.trajectory))
     if panel is not None:
         metrics.update(await score_nee(panel, case, env, metrics["EPM_Index"]))
     return metrics, env.trajectory
+
+
+#: Why the environment recorded a Director action as not the Director's own decision.
+_DIRECTOR_FAILED = ("director failed", "not a valid tool call")
+
+
+def director_failed(director: dict[str, Any] | None) -> bool:
+    """Whether a turn's Director action (``TurnRecord.director``) is a fallback for a failed
+    decision: the LLM Director's recorded ``director_failure`` (empty answer, unknown tool, bad
+    arguments, provider error), or a Director that raised or returned no tool call."""
+    if not director:
+        return False
+    args = director.get("args") or {}
+    rejected = str(director.get("rejected") or "")
+    return bool(args.get("director_failure")) or rejected.startswith(_DIRECTOR_FAILED)
+
+
+def role_failures(trajectory: Trajectory) -> dict[str, int]:
+    """How often the Director and the Actor of an episode failed, and how often they were asked.
+
+    ``director_calls``: turns the Director acted on; ``director_failures``: those whose action was
+    a fallback (:func:`director_failed`). ``actor_calls``: the opening and every user message asked
+    for; ``actor_failures``: the canned fallback lines said instead of the Actor's own (opening
+    included) and an Actor failure that ended the episode. The judge's are ``judge_failures``
+    of ``turns`` (:func:`epm.evaluate`)."""
+    meta = trajectory.meta
+    director_calls = director_failures = 0
+    actor_failures = int(bool(meta.get("opening_fallback")))
+    actor_calls = 1
+    for turn in trajectory.turns:
+        if turn.director is not None:
+            director_calls += 1
+            director_failures += director_failed(turn.director)
+        if turn.user_message or turn.actor_fallback:
+            actor_calls += 1
+            actor_failures += bool(turn.actor_fallback)
+    if meta.get("aborted"):
+        actor_calls += 1
+        actor_failures += 1
+    return {
+        "director_failures": director_failures,
+        "director_calls": director_calls,
+        "actor_failures": actor_failures,
+        "actor_calls": actor_calls,
+    }
 
 
 def nee_panel(config: BenchConfig) -> Any:

@@ -8,11 +8,12 @@ from pathlib import Path
 import pandas as pd
 
 from benchmarks.store import RunStore
+from empa_env.atomic import atomic_open
 
 
 def export_jsonl(store: RunStore, path: Path) -> Path:
     """One line per episode: key, model, case, seed, case metadata, EPM metrics, full trajectory."""
-    with path.open("w", encoding="utf-8") as fh:
+    with atomic_open(path, "w") as fh:
         for key, model, case_id, seed, metrics, case_meta, trajectory in store.iter_rows():
             record = {
                 "episode_key": key,
@@ -21,7 +22,7 @@ def export_jsonl(store: RunStore, path: Path) -> Path:
                 "seed": seed,
                 "case": case_meta,
                 "epm": metrics,
-                "trajectory": json.loads(trajectory),
+                "trajectory": store.decode(key, "trajectory", trajectory),
             }
             fh.write(json.dumps(record, ensure_ascii=False) + "\n")
     return path
@@ -32,7 +33,7 @@ def export_parquet(store: RunStore, directory: Path) -> list[Path]:
     episodes = store.episodes_frame()
     turns = []
     for key, model, case_id, seed, _m, _c, trajectory in store.iter_rows():
-        for t in json.loads(trajectory)["turns"]:
+        for t in store.trajectory(key, trajectory).to_dict()["turns"]:
             j = t["judgement"]
             row = {
                 "episode_key": key,
@@ -57,6 +58,7 @@ def export_parquet(store: RunStore, directory: Path) -> list[Path]:
             }  # fmt: skip
             turns.append(row)
     paths = [directory / "episodes.parquet", directory / "turns.parquet"]
-    episodes.to_parquet(paths[0], index=False)
-    pd.DataFrame.from_records(turns).to_parquet(paths[1], index=False)
+    for path, frame in zip(paths, [episodes, pd.DataFrame.from_records(turns)], strict=True):
+        with atomic_open(path, "wb") as fh:
+            frame.to_parquet(fh, index=False)
     return paths

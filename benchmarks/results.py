@@ -115,6 +115,7 @@ def model_aggregates(
             "failed_episodes": len(failed.get(model, [])),
             "invalid_episodes": int(bad.sum()),
         }
+        row["role_failures"] = role_failure_shares(everything)
         if "FCS" in mine and pd.to_numeric(mine["FCS"], errors="coerce").notna().any():
             fcs = pd.to_numeric(mine["FCS"], errors="coerce").to_numpy(float)
             flo, fhi = bootstrap_ci(fcs, resamples=resamples, seed=seed)
@@ -132,6 +133,52 @@ def model_aggregates(
     return rows
 
 
+#: role -> (metrics column of its failures, of its calls): what :func:`role_failure_shares` sums.
+ROLE_COLUMNS: dict[str, tuple[str, str]] = {
+    "judge": ("judge_failures", "turns"),
+    "director": ("director_failures", "director_calls"),
+    "actor": ("actor_failures", "actor_calls"),
+}
+
+
+def role_failure_shares(episodes: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Per role (judge, Director, Actor): failed calls, calls and their share over ``episodes``
+    (every finished episode, valid or not); a role whose counts were not recorded (runs made
+    before they were, imported runs) is left out."""
+    out: dict[str, dict[str, Any]] = {}
+    for role, (failed_col, calls_col) in ROLE_COLUMNS.items():
+        if failed_col not in episodes or calls_col not in episodes:
+            continue
+        failed = pd.to_numeric(episodes[failed_col], errors="coerce")
+        calls = pd.to_numeric(episodes[calls_col], errors="coerce")
+        known = failed.notna() & calls.notna()
+        if not known.any():
+            continue
+        n_failed, n_calls = int(failed[known].sum()), int(calls[known].sum())
+        out[role] = {
+            "failed": n_failed,
+            "calls": n_calls,
+            "share": n_failed / n_calls if n_calls else None,
+        }
+    return out
+
+
+def role_failure_text(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per model whose roles failed at all: ``model: director 22 of 22 (100%), ...``."""
+    from empa_env.safe_text import terminal_safe
+
+    lines = []
+    for r in rows:
+        parts = [
+            f"{role} {f['failed']} of {f['calls']} ({100 * (f['share'] or 0):.0f}%)"
+            for role, f in (r.get("role_failures") or {}).items()
+            if f.get("failed")
+        ]
+        if parts:
+            lines.append(f"  {terminal_safe(r['model'], single_line=True)}: {', '.join(parts)}")
+    return lines
+
+
 def _num(value: float | None, width: int, decimals: int = 1) -> str:
     return ("–" if value is None else f"{value:.{decimals}f}").rjust(width)
 
@@ -140,25 +187,34 @@ def leaderboard_text(rows: Sequence[Mapping[str, Any]], *, title: str = "leaderb
     """A plain-text table: rank, model, EPM-Index mean [95% CI], success rate, n, failed, invalid."""
     if not rows:
         return f"{title}: no finished episodes"
-    width = max(5, *(len(str(r["model"])) for r in rows))
+    from empa_env.safe_text import terminal_safe
+
+    names = [terminal_safe(r["model"], single_line=True) for r in rows]
+    width = max(5, *(len(n) for n in names))
     head = (
         f"{'#':>2}  {'model':<{width}}  {'EPM-Index':>9}  {'95% CI':>13}  {'success':>7}  "
         f"{'n':>4}  {'failed':>6}  {'invalid':>7}"
     )
     lines = [f"{title} (EPM-Index mean over episodes, 95% bootstrap interval):", head]
-    for r in rows:
+    for name, r in zip(names, rows, strict=True):
         lo, hi = r["epm_index_ci95"]
         ci = "–" if lo is None else f"[{lo:.1f}, {hi:.1f}]"
         rate = r["success_rate"]
         lines.append(
-            f"{r['rank'] or '-':>2}  {r['model']:<{width}}  {_num(r['epm_index_mean'], 9)}  {ci:>13}  "
+            f"{r['rank'] or '-':>2}  {name:<{width}}  {_num(r['epm_index_mean'], 9)}  {ci:>13}  "
             f"{('–' if rate is None else f'{100 * rate:.0f}%'):>7}  {r['n']:>4}  "
             f"{r['failed_episodes']:>6}  {r['invalid_episodes']:>7}"
         )
     lines.append(
         "failed = episodes that could not run (errors table); invalid = finished episodes whose "
-        "judgements failed too often (not in the mean, not ranked; a rerun plays them again)"
+        "judge, Director or Actor failed too often (not in the mean, not ranked; a rerun plays "
+        "them again)"
     )
+    failures = role_failure_text(rows)
+    if failures:
+        lines.append("role failures (failed calls of all finished episodes; the run measures its "
+                     "configured roles only where they answered):")  # fmt: skip
+        lines += failures
     return "\n".join(lines)
 
 
@@ -187,13 +243,22 @@ def _plain(value: Any) -> Any:
     return None if pd.isna(value) else str(value)
 
 
+_COUNTS = ("turns", "judge_failures", "director_failures", "director_calls", "actor_failures",
+           "actor_calls")  # fmt: skip
+
+
 def per_case_scores(episodes: pd.DataFrame) -> list[dict[str, Any]]:
     """One record per finished episode: model, case, seed, EPM-Index, outcome, success, turns."""
     keep = ("model", "case_id", "seed", "EPM_Index", "outcome", "success", "turns",
-            "judge_failures", "FCS")  # fmt: skip
+            "judge_failures", "director_failures", "director_calls", "actor_failures",
+            "actor_calls", "invalid", "FCS")  # fmt: skip
     rows = []
     for record in episodes.to_dict("records"):
-        rows.append({k: _plain(record.get(k)) for k in keep if k in record})
+        row = {k: _plain(record.get(k)) for k in keep if k in record}
+        for k in _COUNTS:  # a column with gaps (older episodes) is float in pandas
+            if isinstance(row.get(k), float):
+                row[k] = int(row[k])
+        rows.append(row)
     return sorted(rows, key=lambda r: (r["model"], r["case_id"], r["seed"]))
 
 
@@ -230,9 +295,11 @@ def results_document(
 
 
 def write_results(run_dir: str | Path, document: Mapping[str, Any]) -> Path:
+    """Write ``RUN_DIR/results.json`` atomically (the previous version stays until it is done)."""
+    from empa_env.atomic import atomic_write
+
     path = Path(run_dir) / RESULTS_NAME
-    path.write_text(json.dumps(document, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    return path
+    return atomic_write(path, json.dumps(document, indent=2, allow_nan=False) + "\n")
 
 
 def store_results(store: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -29,7 +29,8 @@ from benchmarks.store import EpisodeRow, RunStore, episode_key
 from empa_env.backends import Roles
 from empa_env.errors import UserError
 from empa_env.llm.client import auth_failure, clear_auth_failure
-from empa_env.policy import Policy, load_policy
+from empa_env.policy import Policy, describe_policy, load_policy
+from empa_env.safe_text import check_name
 
 if TYPE_CHECKING:
     from benchmarks.executors import EpisodeOutcome, Executor
@@ -70,16 +71,32 @@ class RunSummary:
         return self.failed == 0 and self.invalid == 0
 
 
-def invalid_reason(metrics: dict[str, Any], max_failure_share: float) -> str:
+#: The roles whose failures can invalidate an episode: (metrics key of the failures, of the
+#: calls, the role's name in messages).
+ROLE_FAILURES: tuple[tuple[str, str, str], ...] = (
+    ("judge_failures", "turns", "judgements"),
+    ("director_failures", "director_calls", "Director decisions"),
+    ("actor_failures", "actor_calls", "Actor messages"),
+)
+
+
+def invalid_reason(
+    metrics: dict[str, Any], max_failure_share: float, max_role_failure_share: float = 1.0
+) -> str:
     """Why an episode's score cannot be trusted (``""`` when it can): too many turns whose
-    judgement failed (their ``v_t`` is 0, so the score would measure the outage, not the policy)."""
-    turns = int(metrics.get("turns") or 0)
-    failures = int(metrics.get("judge_failures") or 0)
-    if turns and failures / turns > max_failure_share:
-        return (
-            f"{failures} of {turns} judgements failed (more than "
-            f"{max_failure_share:.0%}); rerun the same command to play it again"
-        )
+    judgement failed (their ``v_t`` is 0, so the score would measure the outage, not the policy),
+    or too many Director decisions or Actor messages that were fallbacks (the run would not
+    measure its configured roles). The judge's share is compared with ``max_failure_share``,
+    the Director's and the Actor's with ``max_role_failure_share``."""
+    for failures_key, calls_key, what in ROLE_FAILURES:
+        calls = int(metrics.get(calls_key) or 0)
+        failures = int(metrics.get(failures_key) or 0)
+        limit = max_failure_share if failures_key == "judge_failures" else max_role_failure_share
+        if calls and failures / calls > limit:
+            return (
+                f"{failures} of {calls} {what} failed (more than {limit:.0%}); rerun the same "
+                "command to play it again"
+            )
     return ""
 
 
@@ -111,7 +128,7 @@ async def run_benchmark(
         if policies is not None
         else [load_policy(s, **config.env.llm_options) for s in policy_specs]
     )
-    names = [p.name for p in loaded]
+    names = [check_name(str(p.name), "policy name") for p in loaded]
     if len(set(names)) != len(names):
         raise ValueError(f"two policies share a name in {names}; rename one with NAME=SPEC")
     panel = nee_panel(config)
@@ -124,7 +141,7 @@ async def run_benchmark(
     )
     try:
         for p in loaded:
-            store.register_policy(p.name, p.describe())
+            store.register_policy(p.name, describe_policy(p))
     except BaseException:
         store.close()  # a refused policy leaves the run directory free
         raise
@@ -182,7 +199,9 @@ async def run_benchmark(
             check_stop(message, outcome.auth_refused)
         else:
             case = cases[job.case_index]
-            reason = invalid_reason(outcome.metrics, config.max_judge_failure_share)
+            reason = invalid_reason(
+                outcome.metrics, config.max_judge_failure_share, config.max_role_failure_share
+            )
             store.add_episode(
                 EpisodeRow(
                     model=job.policy_name,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -92,29 +93,48 @@ class StoreError(UserError):
 class RunStore:
     """Open (or create) the store of ``run_dir`` for ``config``; refuses a different config.
 
+    ``read_only=True`` only reads (``empa show``, ``report``, ``export``): nothing is created or
+    written, so a run directory on a read-only disk or without write permission can be read.
+
     Opening with a ``config`` (what ``empa bench`` does) takes the run's lock: a second process
     on the same run directory is refused with a clear message while the first one runs. An
     existing file is checked (``PRAGMA quick_check``) before it is reused.
     """
 
-    def __init__(self, run_dir: str | Path, config: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        run_dir: str | Path,
+        config: Mapping[str, Any] | None = None,
+        *,
+        read_only: bool = False,
+    ) -> None:
         self.run_dir = Path(run_dir)
         self.path = self.run_dir / DB_NAME
+        self.read_only = read_only
         self._lock: Any = None
+        if read_only and config is not None:
+            raise ValueError("a read-only store cannot bind a configuration")
         try:
-            self.run_dir.mkdir(parents=True, exist_ok=True)
-            if config is not None:
-                self._lock = _take_lock(self.run_dir)
-            existed = self.path.exists()
-            self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-            if existed:
+            existed = True
+            if read_only:
+                self.conn = _connect_read_only(self.path)
+            else:
+                self.run_dir.mkdir(parents=True, exist_ok=True)
+                if config is not None:
+                    self._lock = _take_lock(self.run_dir)
+                existed = self.path.exists()
+                self.conn = sqlite3.connect(
+                    self.path, isolation_level=None, check_same_thread=False
+                )
+            if read_only or existed:
                 (verdict,) = self.conn.execute("PRAGMA quick_check").fetchone()
                 if verdict != "ok":
                     found = "; ".join(str(verdict).splitlines()[1:3]) or str(verdict)
                     raise StoreError(f"{self.path} is corrupt ({found}); use a new --out directory")
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")  # durable against kills in WAL mode
-            self.conn.executescript(_SCHEMA)
+            if not read_only:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=NORMAL")  # durable against kills in WAL
+                self.conn.executescript(_SCHEMA)
         except sqlite3.DatabaseError as exc:
             self._release()
             raise StoreError(f"{self.path}: cannot use the run store: {exc}") from None
@@ -252,12 +272,37 @@ class RunStore:
         return int(self.conn.execute("SELECT COUNT(*) FROM episodes").fetchone()[0])
 
     def iter_rows(self) -> Iterator[tuple[str, str, str, int, dict, dict, str]]:
-        yield from (
-            (k, m, c, s, json.loads(mt), json.loads(cm), tj)
-            for k, m, c, s, mt, cm, tj in self.conn.execute(
+        """Every stored episode: key, model, case, seed, metrics, case metadata and the
+        trajectory's JSON text (decode it with :meth:`decode`, :meth:`trajectory`)."""
+        try:
+            cursor = self.conn.execute(
                 "SELECT episode_key, model, case_id, seed, metrics, case_meta, trajectory "
                 "FROM episodes ORDER BY model, case_id, seed"
             )
+            for k, m, c, s, mt, cm, tj in cursor:
+                yield (k, m, c, s, self.decode(k, "metrics", mt), self.decode(k, "case", cm), tj)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot read the episodes: {exc}") from None
+
+    def decode(self, key: str, what: str, text: Any) -> Any:
+        """A stored JSON column of episode ``key``; a damaged one is a :class:`StoreError`."""
+        try:
+            return json.loads(text)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise StoreError(self._damaged(key, what, exc)) from None
+
+    def trajectory(self, key: str, text: str) -> Trajectory:
+        """The stored trajectory of episode ``key``; a damaged one is a :class:`StoreError`."""
+        try:
+            return Trajectory.from_json(text)
+        except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
+            raise StoreError(self._damaged(key, "trajectory", exc)) from None
+
+    def _damaged(self, key: str, what: str, exc: BaseException) -> str:
+        detail = " ".join(str(exc).split())[:160] or type(exc).__name__
+        return (
+            f"{self.path}: the stored {what} of episode {key!r} is damaged ({detail}); the file "
+            "was edited or corrupted: restore it, or rerun into a new --out directory"
         )
 
     def episodes_frame(self) -> pd.DataFrame:
@@ -273,7 +318,7 @@ class RunStore:
         return pd.DataFrame.from_records(records)
 
     def trajectories(self) -> dict[str, Trajectory]:
-        return {row[0]: Trajectory.from_json(row[6]) for row in self.iter_rows()}
+        return {row[0]: self.trajectory(row[0], row[6]) for row in self.iter_rows()}
 
     def close(self) -> None:
         self.conn.close()
@@ -284,6 +329,18 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A connection that never writes: ``mode=ro``, and ``immutable`` when the folder or the file
+    cannot be written (SQLite cannot open a WAL database read-only otherwise)."""
+    from urllib.parse import quote
+
+    if not path.is_file():
+        raise StoreError(f"{path} does not exist or is not a file")
+    writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("" if writable else "&immutable=1")
+    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
 
 
 def _take_lock(run_dir: Path) -> Any:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from empa_env.safe_text import terminal_safe
 from epm.rubric import AXES
 from epm.trajectory import Judgement, Trajectory, TurnRecord
 
@@ -39,7 +40,7 @@ def select_episodes(
     for key, m, c, s, metrics, _meta, trajectory in store.iter_rows():
         wanted = (model is None or m == model) and (case is None or c == case)
         if wanted and (seed is None or int(s) == seed):
-            traj = Trajectory.from_json(trajectory)
+            traj = store.trajectory(key, trajectory)
             out.append(StoredEpisode(key, m, c, int(s), metrics, traj))
     return out
 
@@ -82,17 +83,20 @@ def spans(text: str, quotes: Iterable[str]) -> list[tuple[int, int]]:
 
 
 def highlight(text: str, quotes: Sequence[str], *, style: str) -> str:
-    """``text`` with the quoted evidence marked: ``style`` is ``ansi``, ``html`` or ``plain``."""
+    """``text`` with the quoted evidence marked: ``style`` is ``ansi``, ``html`` or ``plain``.
+
+    Every piece of ``text`` is escaped for where it goes: HTML-escaped, or for a terminal with
+    its control characters shown as visible escapes (a reply cannot clear the screen)."""
+    safe = html.escape if style == "html" else terminal_safe
     pieces: list[str] = []
     pos = 0
     for start, end in spans(text, quotes) if style != "plain" else []:
         if style == "html":
-            pieces += [html.escape(text[pos:start]), f"<mark>{html.escape(text[start:end])}</mark>"]
+            pieces += [safe(text[pos:start]), f"<mark>{safe(text[start:end])}</mark>"]
         else:
-            pieces += [text[pos:start], f"{BOLD}{text[start:end]}{RESET}"]
+            pieces += [safe(text[pos:start]), f"{BOLD}{safe(text[start:end])}{RESET}"]
         pos = end
-    rest = text[pos:]
-    pieces.append(html.escape(rest) if style == "html" else rest)
+    pieces.append(safe(text[pos:]))
     return "".join(pieces)
 
 
@@ -114,19 +118,24 @@ def format_turn(turn: TurnRecord, *, bold: bool) -> str:
     quotes = [q for _, _, q in items if q]
     lines = []
     if turn.user_message:
-        lines.append(f"  user:   {turn.user_message}")
+        lines.append(f"  user:   {terminal_safe(turn.user_message)}")
     lines.append(f"  reply:  {highlight(turn.reply, quotes, style='ansi' if bold else 'plain')}")
     if turn.judgement.failed:
-        lines.append(f"  judge:  FAILED ({turn.judgement.error})")
+        lines.append(f"  judge:  FAILED ({terminal_safe(turn.judgement.error)})")
     else:
         lines.append(f"  levels: {_levels(items)}")
         for label, level, quote in items:
             if quote:
+                quote = terminal_safe(quote)
                 shown = f"{BOLD}{quote}{RESET}" if bold else quote
                 lines.append(f"          {label} {level:+d}: \u201c{shown}\u201d")
     lines.append(
         f"  v_t {_vec(turn.v)}   P_t {_vec(turn.position)}   distance {turn.distance:.2f}"
-        + (f"   [{turn.status}]" if turn.status and turn.status != "ongoing" else "")
+        + (
+            f"   [{terminal_safe(turn.status, single_line=True)}]"
+            if turn.status and turn.status != "ongoing"
+            else ""
+        )
     )
     return "\n".join([f"turn {turn.turn}", *lines])
 
@@ -135,14 +144,16 @@ def format_episode(episode: StoredEpisode, *, bold: bool = False) -> str:
     """The whole transcript as text (ANSI bold for the evidence when ``bold``)."""
     traj = episode.trajectory
     index = episode.metrics.get("EPM_Index")
+    t = terminal_safe
     head = [
-        f"== {episode.model} | {episode.case_id} | seed {episode.seed} ==",
-        f"ending: {_ending(traj)}, {traj.num_turns} turns, EPM-Index "
+        f"== {t(episode.model, single_line=True)} | {t(episode.case_id, single_line=True)} | "
+        f"seed {episode.seed} ==",
+        f"ending: {t(_ending(traj), single_line=True)}, {traj.num_turns} turns, EPM-Index "
         + ("–" if index is None else f"{float(index):.1f}"),
         f"P_0 {_vec(traj.p0)}  (C, A, P deficits; the goal is the origin)",
     ]
     if traj.opening:
-        head.append(f"opening: {traj.opening}")
+        head.append(f"opening: {t(traj.opening)}")
     body = [format_turn(t, bold=bold) for t in traj.turns]
     return "\n".join(head) + "\n\n" + "\n\n".join(body)
 

@@ -15,7 +15,7 @@ receives their results; :meth:`EMPAEnv.step` drives it with the roles' synchrono
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -72,6 +72,19 @@ class _Episode:
     history: list[Message] = field(default_factory=list)
     last_levels: dict[str, int] = field(default_factory=dict)
     done: bool = False
+
+
+def _checked_options(options: Any) -> dict[str, Any]:
+    """``reset``'s ``options``: ``None`` or a mapping (``{"case": id_or_Case}``); anything else
+    is a clear :class:`TypeError`, not an ``AttributeError`` deep inside."""
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise TypeError(
+            "reset(options=...) takes a dict such as {'case': 'empa30-001'} (or None), got "
+            f"{type(options).__name__}"
+        )
+    return dict(options)
 
 
 class EMPAEnv(gym.Env[str, str]):
@@ -179,8 +192,9 @@ class EMPAEnv(gym.Env[str, str]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
+        options = _checked_options(options)
         super().reset(seed=seed)
-        return self._drive(self._reset_flow(options or {}))
+        return self._drive(self._reset_flow(options))
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         return self._drive(self._step_flow(action))
@@ -189,8 +203,9 @@ class EMPAEnv(gym.Env[str, str]):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
         """Async twin of :meth:`reset` (roles called through their async methods)."""
+        options = _checked_options(options)
         super().reset(seed=seed)
-        return await self._adrive(self._reset_flow(options or {}))
+        return await self._adrive(self._reset_flow(options))
 
     async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Async twin of :meth:`step`."""

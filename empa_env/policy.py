@@ -20,7 +20,8 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from empa_env.registry import Registry, RegistryError, load_object
+from empa_env.registry import Registry, RegistryError, load_object, provenance
+from empa_env.safe_text import check_name
 from empa_env.sync import run_sync
 
 Messages = list[dict[str, str]]
@@ -118,6 +119,18 @@ def python_policy(target: str, **_options: Any) -> Policy:
     raise PolicySpecError(f"{target} is neither a function nor a Policy")
 
 
+def describe_policy(policy: Policy) -> dict[str, Any]:
+    """What identifies ``policy`` in a run (the store binds its name to this): its
+    ``describe()``, and for a policy class or instance given by file (``python:FILE.py:NAME``)
+    the file's content digest, so an edited file is another policy (a function's digest is in
+    its ``describe()`` already)."""
+    out = dict(policy.describe())
+    built = provenance(policy)
+    if built is not None and built.source_sha256 and not isinstance(policy, FunctionPolicy):
+        out["source_sha256"] = built.source_sha256
+    return out
+
+
 def load_policy(spec: str | Policy, **options: Any) -> Policy:
     """A policy from an instance or a spec string ``[NAME=]KIND:TARGET`` (see the module doc)."""
     if isinstance(spec, Policy):
@@ -140,12 +153,13 @@ def load_policy(spec: str | Policy, **options: Any) -> Policy:
         policy = policies.create(f"{kind}:{target}", **options)
     except RegistryError as exc:
         raise PolicySpecError(str(exc)) from None
-    if alias:
-        policy.name = alias
+    if alias is not None:
+        policy.name = check_name(alias, "policy name")
     return policy
 
 
 __all__ = [
-    "FunctionPolicy", "Messages", "Policy", "PolicySpecError", "StatelessPolicy", "load_policy",
+    "FunctionPolicy", "Messages", "Policy", "PolicySpecError", "StatelessPolicy", "describe_policy",
+    "load_policy",
     "policies", "python_policy",
 ]  # fmt: skip

@@ -52,6 +52,9 @@ class Provenance:
     name: str
     argument: str | None = None
     kwargs: dict[str, Any] = field(default_factory=dict)
+    #: For ``python:FILE.py:NAME``: ``sha256:<hex>`` of the file's content, so that an edited
+    #: file is another configuration (:func:`file_digest`); ``None`` otherwise.
+    source_sha256: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"registry": self.registry, "name": self.name}
@@ -59,6 +62,8 @@ class Provenance:
             out["argument"] = self.argument
         if self.kwargs:
             out["kwargs"] = {k: _plain(v) for k, v in sorted(self.kwargs.items())}
+        if self.source_sha256 is not None:
+            out["source_sha256"] = self.source_sha256
         return out
 
 
@@ -79,8 +84,30 @@ def provenance(obj: object) -> Provenance | None:
     return found if isinstance(found, Provenance) else None
 
 
+def file_digest(target: str) -> str | None:
+    """``sha256:<hex>`` of the file of a ``FILE.py:ATTR`` target (``None`` for ``MODULE:ATTR``):
+    what identifies a plug-in given by file besides its name, so an edited file is another
+    configuration. :func:`load_object` runs exactly the content with this digest."""
+    module_part = target.rpartition(":")[0]
+    if not module_part.endswith(".py"):
+        return None
+    return f"sha256:{hashlib.sha256(_read_source(Path(module_part))).hexdigest()}"
+
+
+def _read_source(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise RegistryError(f"file {path} does not exist") from None
+    except OSError as exc:
+        raise RegistryError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
 def load_object(target: str) -> Any:
-    """``MODULE:ATTR`` or ``path/to/file.py:ATTR`` -> the object (clear errors otherwise)."""
+    """``MODULE:ATTR`` or ``path/to/file.py:ATTR`` -> the object (clear errors otherwise).
+
+    A file is imported once per path *and content*: after an edit, the same process imports the
+    new content (whose digest :func:`file_digest` reports), never a stale module."""
     module_part, sep, attr = target.rpartition(":")
     if not sep or not module_part or not attr:
         raise RegistryError(f"expected MODULE:NAME or FILE.py:NAME, got {target!r}")
@@ -88,8 +115,9 @@ def load_object(target: str) -> Any:
         path = Path(module_part)
         if not path.is_file():
             raise RegistryError(f"file {path} does not exist")
-        digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:10]
-        name = f"_empa_plugin_{path.stem}_{digest}"
+        source = _read_source(path)
+        where = hashlib.sha256(str(path.resolve()).encode() + b"\0" + source).hexdigest()[:16]
+        name = f"_empa_plugin_{path.stem}_{where}"
         module = sys.modules.get(name)
         if module is None:
             spec = importlib.util.spec_from_file_location(name, path)
@@ -97,8 +125,8 @@ def load_object(target: str) -> Any:
                 raise RegistryError(f"cannot import {path}")
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
-            try:
-                spec.loader.exec_module(module)
+            try:  # the content hashed above, not a second read of a file that may change
+                exec(compile(source, str(path), "exec"), module.__dict__)
             except Exception as exc:
                 del sys.modules[name]
                 raise RegistryError(
@@ -191,6 +219,7 @@ class Registry(Generic[T]):
         function is called with ``kwargs``, anything else is returned as the instance.
         """
         name, _, argument = spec.partition(":")
+        digest = file_digest(argument) if name == "python" and argument else None
         if name == "python" and argument and "python" not in self._factories:
             obj = load_object(argument)
             instance: Any = (
@@ -208,7 +237,7 @@ class Registry(Generic[T]):
                     ) from exc
                 raise
         safe = {k: v for k, v in kwargs.items() if not is_secret_option(k)}
-        _record(instance, Provenance(self.kind, name, argument or None, safe))
+        _record(instance, Provenance(self.kind, name, argument or None, safe, digest))
         return instance  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
@@ -235,5 +264,6 @@ def _qualname(obj: object) -> str:
 
 
 __all__ = [
-    "SPEC_ATTRIBUTE", "Provenance", "Registry", "RegistryError", "load_object", "provenance",
+    "SPEC_ATTRIBUTE", "Provenance", "Registry", "RegistryError", "file_digest", "load_object",
+    "provenance",
 ]  # fmt: skip

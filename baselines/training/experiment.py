@@ -34,6 +34,7 @@ from baselines.training.strategy import (
     StrategyTurns,
     build_policy,
 )
+from empa_env.atomic import atomic_open, atomic_write
 from empa_env.rollout import Step, play_lockstep
 
 METHODS: dict[str, str] = {
@@ -391,9 +392,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     t0 = time.perf_counter()
     results, curves = run(cfg, workers=a.workers, include_base=not a.no_base)
     tab = table(results)
-    results.to_csv(out / "results.csv", index=False)
-    curves.to_csv(out / "curves.csv", index=False)
-    (out / "table.md").write_text(markdown(tab) + "\n", encoding="utf-8")
+    for name, frame in (("results.csv", results), ("curves.csv", curves)):
+        with atomic_open(out / name) as fh:
+            frame.to_csv(fh, index=False)
+    atomic_write(out / "table.md", markdown(tab) + "\n")
     probe = _make_env(cfg.eval_env, cfg.eval_env_kwargs)
     meta = {
         **asdict(cfg),
@@ -401,9 +403,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "seconds": time.perf_counter() - t0,
     }
     probe.close()
-    (out / "config.json").write_text(json.dumps(meta, indent=2, default=str), encoding="utf-8")
+    atomic_write(out / "config.json", json.dumps(meta, indent=2, default=str))
     if not curves.empty:
-        figure(curves).savefig(out / "learning_curves.png", dpi=120)
+        with atomic_open(out / "learning_curves.png", "wb") as fh:
+            figure(curves).savefig(fh, format="png", dpi=120)
     print(tab.to_string(index=False))
     print(f"\n{len(results)} runs in {time.perf_counter() - t0:.0f} s; outputs in {out}/")
     return 0

@@ -23,7 +23,10 @@ silent zero. A file that cannot be read is reported with one clear reason; the o
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import math
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -39,11 +42,14 @@ from empa_env.cases.official import (
     DOMAIN_OF,
     OFFICIAL_LICENSE,
     OFFICIAL_REPOSITORY,
+    UnsafeFileError,
     find_official_root,
     load_case_metadata,
     read_card_threshold,
+    read_regular_file,
 )
 from empa_env.errors import UserError
+from empa_env.safe_text import check_name, terminal_safe
 from epm import AXES, Judgement, Trajectory, TurnRecord, evaluate, get_preset, replay
 from epm.dynamics import goal_distance, turn_physics, unit_toward_origin
 from epm.rubric import difficulty_band, dominant_axis, increment
@@ -52,6 +58,8 @@ RESULT_GLOB = "script_*_result.json"
 #: The suite name imported runs carry (the official 30-case set, in Chinese).
 OFFICIAL_SUITE = "empa-official"
 _CASE_ID = re.compile(r"^(script_\d+)_result$")
+#: What a case id may hold (the case schema's rule): it names files and keys, never a path.
+_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 class OfficialFormatError(UserError, ValueError):
@@ -78,7 +86,11 @@ class ImportReport:
         ]
         if self.errors:
             lines.append(f"{len(self.errors)} file(s) could not be imported:")
-            lines += [f"  {path}: {reason}" for path, reason in self.errors]
+            lines += [
+                f"  {terminal_safe(path, single_line=True)}: "
+                + terminal_safe(" ".join(reason.split())[:300], single_line=True)
+                for path, reason in self.errors
+            ]
         return "\n".join(lines)
 
 
@@ -92,7 +104,7 @@ def find_model_folders(path: str | Path) -> dict[str, Path]:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist")
-    folders = sorted({p.parent for p in path.rglob(RESULT_GLOB) if p.is_file()})
+    folders = sorted({p.parent for p in _candidates(path)})
     names: dict[str, list[Path]] = {}
     for folder in folders:
         names.setdefault(folder.name, []).append(folder)
@@ -104,6 +116,18 @@ def find_model_folders(path: str | Path) -> dict[str, Path]:
             for folder in group:
                 out[f"{folder.parent.name}/{name}"] = folder
     return out
+
+
+def _candidates(path: Path) -> list[Path]:
+    """Every entry named like a published episode under ``path``, whatever it is (a file, a
+    link, a FIFO, a folder): the folders are walked without following links, and what cannot be
+    read is reported by :func:`read_episode`, never opened blindly."""
+    found = []
+    for folder, dirs, files in os.walk(path, followlinks=False):
+        for name in [*files, *dirs]:
+            if fnmatch.fnmatchcase(name, RESULT_GLOB):
+                found.append(Path(folder) / name)
+    return sorted(found)
 
 
 # --- one episode ----------------------------------------------------------------------------
@@ -170,8 +194,10 @@ def _judgement(analysis: Any, judge: str, turn: int, notes: list[str]) -> Judgem
 def _vector(value: Any, what: str) -> list[float]:
     try:
         out = [float(x) for x in value]
-    except (TypeError, ValueError) as exc:
-        raise OfficialFormatError(f"{what} is {value!r}, not three numbers") from exc
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise OfficialFormatError(f"{what} is {str(value)[:80]}, not three numbers") from exc
+    if not all(math.isfinite(x) for x in out):
+        raise OfficialFormatError(f"{what} is {out}, not three finite numbers")
     if len(out) != 3:
         raise OfficialFormatError(f"{what} has {len(out)} components, not 3 (C, A, P)")
     return out
@@ -211,25 +237,34 @@ def read_episode(
     preset: str = "official",
     metadata: dict[str, dict[str, Any]] | None = None,
     threshold: Callable[[str], str | None] | None = None,
+    root: Path | None = None,
 ) -> tuple[Trajectory, dict[str, Any]]:
-    """One published episode file -> (trajectory, case metadata). Raises :class:`OfficialFormatError`."""
+    """One published episode file -> (trajectory, case metadata). Raises :class:`OfficialFormatError`.
+
+    Only a regular file is read; with ``root``, a link that leads out of ``root`` is refused."""
     path = Path(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular_file(path, root).decode("utf-8"))
+    except UnsafeFileError as exc:
+        raise OfficialFormatError(str(exc)) from None
     except UnicodeDecodeError as exc:
         raise OfficialFormatError(f"not UTF-8 text ({exc.reason})") from exc
     except json.JSONDecodeError as exc:
         raise OfficialFormatError(
             f"not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); truncated?"
         ) from exc
+    except RecursionError:
+        raise OfficialFormatError("JSON nested too deeply to be a published episode") from None
     if not isinstance(data, dict):
         raise OfficialFormatError("not a published episode (the top level is not an object)")
     try:
         return _episode(path, data, preset, metadata or {}, threshold)
     except OfficialFormatError:
         raise
-    except (KeyError, TypeError, IndexError, AttributeError) as exc:
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError, ArithmeticError) as exc:
         raise OfficialFormatError(f"unexpected layout ({type(exc).__name__}: {exc})") from exc
+    except RecursionError:
+        raise OfficialFormatError("nested too deeply to be a published episode") from None
 
 
 def _episode(
@@ -241,6 +276,10 @@ def _episode(
 ) -> tuple[Trajectory, dict[str, Any]]:
     match = _CASE_ID.match(path.stem)
     case_id = str(data.get("script_id") or (match.group(1) if match else path.stem))
+    if len(case_id) > 128 or not _SAFE_ID.match(case_id):
+        raise OfficialFormatError(
+            f"script_id {case_id[:60]!r} is not a case id (letters, digits, '_', '.', '-')"
+        )
     epj = data.get("epj")
     if not isinstance(epj, dict):
         raise OfficialFormatError("no EPM record ('epj' is missing)")
@@ -254,6 +293,10 @@ def _episode(
         raise OfficialFormatError("no ending ('termination_reason' is missing; partial file?)")
     turns = len(points) - 1
     total = data.get("total_turns")
+    if total is not None and (isinstance(total, bool) or not isinstance(total, int | str)):
+        raise OfficialFormatError(f"total_turns is {str(total)[:40]}, not a number of turns")
+    if total is not None and not str(total).strip().isdigit():
+        raise OfficialFormatError(f"total_turns is {str(total)[:40]!r}, not a number of turns")
     if total is not None and int(total) != turns:
         raise OfficialFormatError(
             f"total_turns is {total} but the trajectory has {turns} judged turns (partial file?)"
@@ -407,16 +450,27 @@ def import_official(
 
     report = ImportReport(Path(run_dir))
     rows: list[EpisodeRow] = []
+    tree = Path(path).resolve()
+    candidates = _candidates(Path(path))
     for model, folder in folders.items():
-        for file in sorted(folder.glob(RESULT_GLOB)):
+        try:
+            check_name(model, "model (folder) name")
+        except UserError as exc:
+            report.errors += [(f, str(exc)) for f in candidates if f.parent == folder]
+            continue
+        for file in [f for f in candidates if f.parent == folder]:
             try:
                 trajectory, case_meta = read_episode(
-                    file, preset=preset, metadata=metadata, threshold=threshold
+                    file, preset=preset, metadata=metadata, threshold=threshold, root=tree
                 )
+                metrics = evaluate(trajectory, preset)
+                json.dumps(metrics, allow_nan=False)  # what the store needs: no inf, no NaN
             except OfficialFormatError as exc:
                 report.errors.append((file, str(exc)))
                 continue
-            metrics = evaluate(trajectory, preset)
+            except (ValueError, ArithmeticError, RecursionError) as exc:
+                report.errors.append((file, f"cannot be scored ({type(exc).__name__}: {exc})"))
+                continue
             rows.append(EpisodeRow(model, trajectory.case_id, 0, metrics, case_meta, trajectory))
     if not rows:
         raise OfficialFormatError(

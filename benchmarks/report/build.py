@@ -33,6 +33,8 @@ from benchmarks.report.render import (
     render_html,
     render_markdown,
 )
+from empa_env.atomic import atomic_open, atomic_write, ensure_dir
+from empa_env.safe_text import csv_cell_safe, markdown_safe
 from epm.indices import DIMENSIONS, INDEX_NAMES
 from epm.metrics import METRIC_NAMES
 from epm.trajectory import Trajectory
@@ -331,8 +333,8 @@ def transcript_section(
     ]
     examples = pick_examples(stored, per_model)
     lines = [
-        f"- {ep.model} | {ep.case_id} | seed {ep.seed}: `empa show RUN_DIR --model {ep.model} "
-        f"--case {ep.case_id} --seed {ep.seed}`"
+        f"- {markdown_safe(ep.model)} | {markdown_safe(ep.case_id)} | seed {ep.seed}: "
+        + _show_command(ep.model, ep.case_id, ep.seed)
         for ep in examples
     ]
     return Section(
@@ -344,6 +346,20 @@ def transcript_section(
         html="".join(html_episode(ep, max_turns=20) for ep in examples),
         markdown="\n".join(lines),
     )
+
+
+def _show_command(model: str, case_id: str, seed: int) -> str:
+    """The ``empa show`` command of one episode for Markdown: a code span, names shell-quoted;
+    escaped text instead when a name would break out of the code span."""
+    import shlex
+
+    command = (
+        f"empa show RUN_DIR --model {shlex.quote(model)} --case {shlex.quote(case_id)} "
+        f"--seed {seed}"
+    )
+    if any(ch in command for ch in "`<>&") or not command.isprintable():
+        return markdown_safe(command)
+    return f"`{command}`"
 
 
 def _intro(episodes: pd.DataFrame) -> str:
@@ -385,12 +401,31 @@ def _invalid_section(invalid: pd.DataFrame) -> Section:
     frame = invalid[["model", "case_id", "seed", "invalid"]].rename(columns={"invalid": "reason"})
     frame = frame.sort_values(["model", "case_id", "seed"]).reset_index(drop=True)
     note = (
-        f"{len(frame)} episode(s) are invalid: their judgements failed too often for the score to "
-        "measure the policy. They are excluded from every table and figure above and below; "
+        f"{len(frame)} episode(s) are invalid: their judge, Director or Actor failed too often "
+        "for the score to measure the policy with the configured roles. They are excluded from every table and figure above and below; "
         "rerun the same command to play them again."
     )
     table = T.ReportTable("invalid_episodes", "Invalid episodes (not ranked)", frame, note)
     return Section("Invalid episodes", "", [table], [])
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` for a CSV file a spreadsheet may open: no text cell, index value or header is a
+    formula (see :func:`empa_env.safe_text.csv_cell_safe`); numbers unchanged."""
+    out = frame.copy()
+    for i in range(out.shape[1]):
+        column = out.iloc[:, i]
+        if not pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+            out.isetitem(i, column.astype(object).map(csv_cell_safe))
+    out.columns = out.columns.map(_safe_label)
+    out.index = out.index.map(_safe_label)
+    return out
+
+
+def _safe_label(label: Any) -> Any:
+    if isinstance(label, tuple):  # a MultiIndex entry
+        return tuple(csv_cell_safe(x) for x in label)
+    return csv_cell_safe(label)
 
 
 def build_report(
@@ -422,14 +457,15 @@ def build_report(
         episodes = episodes[~episodes["invalid"].astype(bool)]
         if episodes.empty:
             raise ValueError(
-                f"all {len(invalid)} episodes are invalid (too many failed judgements): "
-                "nothing to rank; rerun the benchmark once the judge answers"
+                f"all {len(invalid)} episodes are invalid (their judge, Director or Actor failed "
+                "too often): "
+                "nothing to rank; rerun the benchmark once the roles answer"
             )
     episodes = prepare_episodes(episodes)
     out_dir = Path(out_dir)
     fig_dir, table_dir = out_dir / "figures", out_dir / "tables"
-    fig_dir.mkdir(parents=True, exist_ok=True)
-    table_dir.mkdir(parents=True, exist_ok=True)
+    ensure_dir(fig_dir)
+    ensure_dir(table_dir)
     # models may differ from a previous run; Fig. 17 was a radar before
     for stale in [*fig_dir.glob("fig16_trajectories_*.png"), fig_dir / "fig17_radar_profiles.png"]:
         stale.unlink(missing_ok=True)
@@ -442,14 +478,13 @@ def build_report(
     for section in sections:
         for table in section.tables:
             keyed = not isinstance(table.frame.index, pd.RangeIndex)  # e.g. one row per model
-            table.frame.to_csv(table_dir / f"{table.name}.csv", index=keyed)
+            with atomic_open(table_dir / f"{table.name}.csv", "w") as fh:
+                csv_safe(table.frame).to_csv(fh, index=keyed)
         for figure in section.figures:
-            (out_dir / figure.path).write_bytes(figure.png)
+            atomic_write(out_dir / figure.path, figure.png)
     intro = _intro(episodes)
     info = dict(run_info or {})
-    (out_dir / "report.md").write_text(
-        render_markdown(title, sections, info, intro), encoding="utf-8"
-    )
+    atomic_write(out_dir / "report.md", render_markdown(title, sections, info, intro))
     html_path = out_dir / "report.html"
-    html_path.write_text(render_html(title, sections, info, intro), encoding="utf-8")
+    atomic_write(html_path, render_html(title, sections, info, intro))
     return html_path

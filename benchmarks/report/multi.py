@@ -86,7 +86,7 @@ def load_runs(run_dirs: Sequence[str | Path]) -> RunSet:
     labels = run_labels(run_dirs)
     frames, configs, trajectories, runs = [], [], {}, {}
     for label, run_dir in zip(labels, run_dirs, strict=True):
-        with RunStore(run_dir) as store:
+        with RunStore(run_dir, read_only=True) as store:
             frame = store.episodes_frame()
             config = store.config
             info = store.run_info()

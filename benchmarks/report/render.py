@@ -21,6 +21,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from benchmarks.report.tables import ReportTable
+from empa_env.safe_text import markdown_safe
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,7 @@ def markdown_table(frame: pd.DataFrame, decimals: int = 2) -> str:
     ]
 
     def line(cells: Sequence[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|").replace("\n", " ") for c in cells) + " |"
+        return "| " + " | ".join(markdown_safe(c) for c in cells) + " |"
 
     out = [line(header), "| " + " | ".join("---" for _ in header) + " |"]
     out += [line(r) for r in rows]
@@ -205,22 +206,26 @@ def render_markdown(
     if intro:
         out += [intro, ""]
     if run_info:
-        out += [f"- **{k}**: {_info_value(v)}" for k, v in run_info.items()] + [""]
-    out += ["## Contents", ""] + [f"- [{s.title}](#{s.anchor})" for s in sections] + [""]
+        out += [
+            f"- **{markdown_safe(k)}**: {markdown_safe(_info_value(v))}"
+            for k, v in run_info.items()
+        ] + [""]
+    md = markdown_safe  # titles, notes and captions can hold model and case names
+    out += ["## Contents", ""] + [f"- [{md(s.title)}](#{s.anchor})" for s in sections] + [""]
     for s in sections:
-        out += [f"## {s.title}", "", f"> **How to read this.** {s.how_to_read}", ""]
+        out += [f"## {md(s.title)}", "", f"> **How to read this.** {s.how_to_read}", ""]
         if s.text:
             out += [s.text, ""]
         if s.markdown:
             out += [s.markdown, ""]
         for t in s.tables:
-            out += [f"### {t.title}", ""]
+            out += [f"### {md(t.title)}", ""]
             if t.note:
-                out += [f"*{t.note}*", ""]
+                out += [f"*{md(t.note)}*", ""]
             out += ["*(no rows)*" if t.shown.empty else markdown_table(t.shown), ""]
             out += [f"CSV: `tables/{t.name}.csv`", ""]
         for f in s.figures:
-            out += [f"![{f.caption}]({f.path})", "", f"*{f.caption}*", ""]
+            out += [f"![{md(f.caption)}]({f.path})", "", f"*{md(f.caption)}*", ""]
     return "\n".join(out)
 
 

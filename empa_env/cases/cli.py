@@ -343,8 +343,10 @@ def _write(cases: Sequence[Case], out: Path, force: bool) -> None:
         raise ValueError(
             f"{len(existing)} file(s) already exist (e.g. {existing[0]}); use --force to overwrite"
         )
+    from empa_env.atomic import atomic_write
+
     for case, target in zip(cases, targets, strict=True):
-        target.write_text(dump_case(case), encoding="utf-8")
+        atomic_write(target, dump_case(case))  # never a half-written case file
 
 
 def _generate(args: argparse.Namespace) -> int:

@@ -86,6 +86,13 @@ def parse_case(data: object, source: str = "<data>") -> Case:
         return Case.model_validate(data)
     except ValidationError as exc:
         raise CaseError(issues_from_validation(source, exc)) from None
+    except RecursionError:
+        raise CaseError([CaseIssue(source, "", _TOO_DEEP)]) from None
+
+
+#: A case is a few levels deep; a file nested thousands of levels is not one (and would exhaust
+#: Python's recursion limit in the parser or the validation).
+_TOO_DEEP = "nested too deeply to be a case (lists or mappings thousands of levels deep)"
 
 
 def read_case_file(path: str | Path) -> object:
@@ -100,6 +107,8 @@ def read_case_file(path: str | Path) -> object:
         raise CaseError(
             [CaseIssue(str(path), "", f"not valid {path.suffix[1:].upper()}: {exc}")]
         ) from None
+    except RecursionError:
+        raise CaseError([CaseIssue(str(path), "", _TOO_DEEP)]) from None
 
 
 def load_case(path: str | Path) -> Case:

@@ -10,7 +10,9 @@ the same paths); nothing of it is shipped with this package.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,6 +57,49 @@ METADATA_FILE = Path("empa", "data", "case_metadata.json")
 CASE_LIST_FILE = Path("empa", "data", "official_cases.txt")
 
 
+#: The largest file read from an official checkout (a published episode is well under 1 MB).
+MAX_FILE_BYTES = 32 * 1024 * 1024
+
+
+class UnsafeFileError(OSError):
+    """A file of an official checkout that is not read: a link out of the tree, a FIFO, a
+    device, a folder, or too large (the message says which)."""
+
+
+def read_regular_file(
+    path: str | Path, root: str | Path | None = None, max_bytes: int = MAX_FILE_BYTES
+) -> bytes:
+    """The bytes of ``path`` when it is a regular file inside ``root`` (after following links),
+    else :class:`UnsafeFileError`: a link never leads out of the tree, and a FIFO or a device is
+    never opened in a way that could block (``O_NONBLOCK``; only regular files are read)."""
+    path = Path(path)
+    target = path.resolve()
+    if root is not None and not target.is_relative_to(Path(root).resolve()):
+        raise UnsafeFileError(f"a link to {target}, outside {Path(root)}; not followed")
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise UnsafeFileError(f"cannot open it: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = (
+                "a folder" if stat.S_ISDIR(info.st_mode)
+                else "a FIFO" if stat.S_ISFIFO(info.st_mode)
+                else "a device or socket"
+            )  # fmt: skip
+            raise UnsafeFileError(f"{kind}, not a regular file; not read")
+        if info.st_size > max_bytes:
+            raise UnsafeFileError(f"{info.st_size} bytes, more than {max_bytes}; not read")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise UnsafeFileError(f"more than {max_bytes} bytes; not read")
+        return data
+    finally:
+        os.close(fd)
+
+
 def find_official_root(path: str | Path) -> Path | None:
     """The folder holding ``empa/data`` at or above ``path`` (``None`` if there is none)."""
     path = Path(path).resolve()
@@ -72,8 +117,8 @@ def load_case_metadata(root: Path | None) -> dict[str, dict[str, Any]]:
     if root is None or not (root / METADATA_FILE).is_file():
         return {}
     try:
-        data = json.loads((root / METADATA_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_regular_file(root / METADATA_FILE, root).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
         return {}
     rows = data.get("sampled_cases", []) if isinstance(data, dict) else data
     return {str(r["script_id"]): r for r in rows if isinstance(r, dict) and r.get("script_id")}
@@ -94,8 +139,8 @@ def read_card_threshold(root: Path | None, script_id: str) -> str | None:
         return None
     path = root / CASES_DIR / f"{script_id}.md"
     try:
-        return card_threshold(path.read_text(encoding="utf-8"))
-    except OSError:
+        return card_threshold(read_regular_file(path, root).decode("utf-8"))
+    except (OSError, UnicodeDecodeError):
         return None
 
 

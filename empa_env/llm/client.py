@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import random
+import re
 import threading
 import time
 import warnings
@@ -31,6 +33,9 @@ from typing import Any
 from empa_env.llm.cache import ResponseCache, cache_key, shared_cache
 from empa_env.secrets import remember_secret, scrub
 
+#: The default cap on one answer's size (characters of text and tool-call arguments); a role's
+#: answers are a few thousand characters, a misbehaving server's can be megabytes.
+MAX_ANSWER_CHARS = 100_000
 #: HTTP statuses worth another try.
 RETRYABLE_STATUS: frozenset[int] = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 529})
 
@@ -224,12 +229,17 @@ class ClientConfig:
     #: USD per 1M tokens (input, output) for models LiteLLM has no price for (e.g. local ones).
     price_per_mtok: tuple[float, float] | None = None
     extra_params: Mapping[str, Any] = field(default_factory=dict)
+    #: The longest answer taken (text and tool-call arguments, in characters): a longer one is a
+    #: recorded failure (kind ``oversized``), never stored or parsed, whatever the server sent.
+    max_answer_chars: int = MAX_ANSWER_CHARS
 
     def __post_init__(self) -> None:
         if not self.model:
             raise ValueError("model must be a non-empty LiteLLM model name, e.g. 'openai/gpt-4o'")
         if self.timeout <= 0 or self.max_retries < 0 or self.max_concurrency < 1:
             raise ValueError("timeout > 0, max_retries >= 0 and max_concurrency >= 1 are required")
+        if self.max_answer_chars < 1:
+            raise ValueError("max_answer_chars must be >= 1")
 
     def resolved_api_key(self) -> str | None:
         if self.api_key:
@@ -249,6 +259,12 @@ class ClientConfig:
             "max_tokens": self.max_tokens,
             "seed": self.seed,
             "local_endpoint": bool(self.api_base),
+            # only when changed, so that runs with the default keep their fingerprint
+            **(
+                {"max_answer_chars": self.max_answer_chars}
+                if self.max_answer_chars != MAX_ANSWER_CHARS
+                else {}
+            ),
         }
 
 
@@ -376,7 +392,57 @@ def _litellm() -> Any:
     )
     litellm.suppress_debug_info = True
     litellm.telemetry = False
+    _quiet_litellm_logs()
     return litellm
+
+
+class _OnceWithoutTraceback(logging.Filter):
+    """LiteLLM's own log records, each distinct message once, on one line, without traceback.
+
+    Every provider error is already classified, retried and recorded by :class:`LLMClient` (the
+    ledger, the roles' failures); LiteLLM also logs its internal troubles, with a traceback per
+    call: under a low open-file limit, 200 concurrent episodes printed thousands of lines."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen: set[str] = set()
+        self._lock = threading.Lock()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "_empa_once", False):  # passed by this filter already (the logger's)
+            return True
+        try:
+            text = record.getMessage()
+        except Exception:  # noqa: BLE001 - a malformed record is shown as its template
+            text = str(record.msg)
+        first = (text.strip().splitlines() or [""])[0][:300]
+        key = re.sub(r"\d+", "#", first)
+        with self._lock:
+            if key in self._seen:
+                return False
+            self._seen.add(key)
+        record.msg = f"{first} (LiteLLM; shown once)"
+        setattr(record, "_empa_once", True)  # noqa: B010
+        record.args = ()
+        record.exc_info = record.exc_text = record.stack_info = None
+        return True
+
+
+_LITELLM_FILTER = _OnceWithoutTraceback()
+
+
+def _quiet_litellm_logs() -> None:
+    """Install :class:`_OnceWithoutTraceback` on LiteLLM's loggers and their handlers (once)."""
+    for name in ("LiteLLM", "LiteLLM Router", "LiteLLM Proxy", "litellm"):
+        logger = logging.getLogger(name)
+        for target in (logger, *logger.handlers):
+            if _LITELLM_FILTER not in target.filters:
+                target.addFilter(_LITELLM_FILTER)
+
+
+def answer_chars(completion: Completion) -> int:
+    """The size of an answer as :attr:`ClientConfig.max_answer_chars` counts it."""
+    return len(completion.text) + sum(len(c.name) + len(c.arguments) for c in completion.tool_calls)
 
 
 # --------------------------------------------------------------------------------------------
@@ -460,9 +526,10 @@ class LLMClient:
         key = cache_key(cfg.model, messages, params, prompt_version)
         if use_cache and self.cache is not None:
             hit = self.cache.get(key)
-            if hit is not None:
+            cached = Completion.from_payload(hit) if hit is not None else None
+            if cached is not None and answer_chars(cached) <= cfg.max_answer_chars:
                 self.ledger._bump(role, cache_hits=1)
-                return Completion.from_payload(hit)
+                return cached
 
         completion = await self._call_with_retries([dict(m) for m in messages], params, role)
         if self.cache is not None and (cache_if is None or cache_if(completion)):
@@ -544,6 +611,16 @@ class LLMClient:
                 cost_usd=completion.cost_usd,
                 latency_s=latency,
             )
+            size = answer_chars(completion)
+            if size > cfg.max_answer_chars:  # never stored, cached or parsed
+                self.ledger._count(role, "errors", "oversized")
+                raise LLMCallError(
+                    "oversized",
+                    f"the answer has {size} characters, more than max_answer_chars "
+                    f"({cfg.max_answer_chars}); not used",
+                    False,
+                    attempt + 1,
+                )
             return completion
         raise LLMCallError(
             last_kind,

@@ -258,3 +258,78 @@ def test_clashing_folder_names_are_told_apart_by_parent(tmp_path: Path) -> None:
     assert sorted(find_model_folders(tmp_path)) == ["run-a/gpt-4o", "run-b/gpt-4o"]
     report = import_official(tmp_path, tmp_path / "run")
     assert report.models == {"run-a/gpt-4o": 1, "run-b/gpt-4o": 1}
+
+
+# --- hostile folders --------------------------------------------------------------------------
+def _hostile(folder: Path, outside: Path) -> dict[str, str]:
+    """Bad entries named like published episodes in ``folder``; returns name -> reason shown."""
+    folder.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(folder / "script_901_result.json")  # reading it would block forever
+    (folder / "script_902_result.json").write_text("[" * 100_000 + "]" * 100_000)
+    points = [{"turn": 0, "P_t": [-10, -5, -3]}, {"turn": 1}]
+    episode = {"epj": {"trajectory": points}, "termination_reason": "timeout", "total_turns": 1}
+    (folder / "script_903_result.json").write_text(json.dumps({**episode, "total_turns": "abc"}))
+    (folder / "script_904_result.json").write_text(
+        json.dumps(episode).replace("-10", "1e400")  # json reads it as inf
+    )
+    (folder / "script_905_result.json").mkdir()
+    outside.write_text("{}", encoding="utf-8")
+    (folder / "script_906_result.json").symlink_to(outside)
+    (folder / "script_907_result.json").write_text(json.dumps({"script_id": "../../../etc/passwd"}))
+    return {
+        "script_901_result.json": "a FIFO, not a regular file",
+        "script_902_result.json": "nested too deeply",
+        "script_903_result.json": "total_turns is 'abc', not a number of turns",
+        "script_904_result.json": "not three finite numbers",
+        "script_905_result.json": "a folder, not a regular file",
+        "script_906_result.json": "outside",
+        "script_907_result.json": "is not a case id",
+    }
+
+
+@pytest.fixture
+def no_hang():
+    """Fail (instead of hanging the suite) when the import blocks, e.g. on a FIFO."""
+    import signal
+
+    def timeout(*_):
+        raise TimeoutError("the import blocked")
+
+    old = signal.signal(signal.SIGALRM, timeout)
+    signal.alarm(60)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
+def test_a_hostile_folder_gives_one_line_per_bad_file_and_never_blocks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], no_hang
+) -> None:
+    expected = _hostile(tmp_path / "src" / "evil", tmp_path / "secret.json")
+    assert main(["import", "official", str(tmp_path / "src"), "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if "script_9" in line]
+    assert len(lines) == len(expected)  # one line each
+    for name, reason in expected.items():
+        (line,) = [x for x in lines if name in x]
+        assert reason in line, line
+    assert err.strip().splitlines()[-1].startswith("error: none of the published episodes")
+
+
+@needs_data
+def test_hostile_files_beside_good_ones_are_skipped_and_the_rest_imported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], no_hang
+) -> None:
+    folder, _ = _corrupt_copy(tmp_path / "src")
+    for name in ("script_003_result.json", "script_010_result.json", "script_011_result.json",
+                 "script_020_result.json", "script_021_result.json"):  # fmt: skip
+        (folder / name).unlink()
+    expected = _hostile(folder, tmp_path / "secret.json")
+    run_dir = tmp_path / "run"
+    assert main(["import", "official", str(tmp_path / "src"), "--out", str(run_dir)]) == 1
+    out = capsys.readouterr().out
+    assert "25 episode(s) imported" in out and f"{len(expected)} file(s) could not" in out
+    with RunStore(run_dir) as store:
+        assert store.count() == 25
+        assert all(Path(c).name == c for c in store.config["cases"])

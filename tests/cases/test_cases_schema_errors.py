@@ -155,3 +155,21 @@ def test_directory_reports_duplicate_ids(case_data, write_case, tmp_path):
     issue = _only_issue(err.value)
     assert (issue.path, issue.field) == (str(p2), "id")
     assert "duplicate id" in issue.message
+
+
+def test_a_deeply_nested_file_is_a_case_error_not_a_recursion_error(case_data, tmp_path, capsys):
+    from empa_env.cli import main
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    with pytest.raises(CaseError) as raised:
+        load_case(deep)
+    assert "nested too deeply" in _only_issue(raised.value).message
+    value: object = "x"
+    for _ in range(100_000):  # parsed already (e.g. by a caller), too deep for the validation
+        value = {"a": value}
+    with pytest.raises(CaseError):
+        parse_case({**case_data, "persona": value})
+    assert main(["cases", "validate", str(deep)]) == 1
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err and "nested too deeply" in captured.out + captured.err

@@ -187,3 +187,14 @@ def test_presets_and_rewards_are_configurable():
     assert info["epm"]["preset"] == "paper" and len(steps) <= 20
     with pytest.raises(ValueError, match="unknown reward"):
         EMPAEnv("empa30-v1", reward="nope")
+
+
+def test_reset_options_that_are_not_a_mapping_are_a_clear_error():
+    env = EMPAEnv("empa30-v1", max_turns=12)
+    for bad in (["empa30-001"], "empa30-001", 3):
+        with pytest.raises(TypeError, match=r"reset\(options=\.\.\.\) takes a dict"):
+            env.reset(options=bad)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"takes a dict"):
+            asyncio.run(env.areset(options=bad))  # type: ignore[arg-type]
+    observation, info = env.reset(seed=0, options=None)
+    assert observation and info["turn"] == 0

@@ -3,6 +3,7 @@ suite or a policy kind, and nothing dispatches on strings."""
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import textwrap
 from pathlib import Path
@@ -56,6 +57,8 @@ def test_a_judge_in_one_file_needs_no_edit_elsewhere(tmp_path):
         "registry": "judger backend",
         "name": "python",
         "argument": f"{path}:AlwaysClarifies",
+        # the file's content identifies it too: an edited file is another configuration
+        "source_sha256": "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest(),
     }
 
 

@@ -1,0 +1,174 @@
+"""What a run writes and shows, under faults and hostile text: every output file is replaced
+atomically (a kill or a full disk leaves the previous version, and ends in one ``error:`` line);
+text reaches terminals, Markdown and CSV escaped; a damaged stored row is one error line; a
+read-only run directory can be shown, reported and exported."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from empa_env.atomic import OutputError, atomic_open, atomic_write
+from empa_env.cli import main
+
+HOSTILE_POLICY = """
+def reply(messages):
+    return "\\x1b[2J\\x1b]0;pwned\\x07That sounds hard.\\rWhat happened next?"
+"""
+FORMULA = "@SUM(1+1)*cmd"
+HTML_NAME = "<script>alert(1)</script>"
+
+
+@pytest.fixture(scope="module")
+def _run(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("outputs")
+    policy = base / "hostile.py"
+    policy.write_text(HOSTILE_POLICY, encoding="utf-8")
+    run = base / "run"
+    code = main(
+        ["bench", "--quiet", "--no-report", "--judger", "lexicon", "--max-turns", "12",
+         "--limit", "2", "--out", str(run), "--policy", f"{FORMULA}=python:{policy}:reply",
+         "--policy", f"{HTML_NAME}=scripted:advice_giver"]
+    )  # fmt: skip
+    assert code in (0, 1)
+    return run
+
+
+@pytest.fixture
+def run(_run: Path, tmp_path: Path) -> Path:
+    copy = tmp_path / "run"
+    shutil.copytree(_run, copy)
+    return copy
+
+
+# --- atomic writes ------------------------------------------------------------------------------
+def test_a_failed_write_leaves_the_previous_version_and_no_temporary_file(tmp_path):
+    target = tmp_path / "out.txt"
+    atomic_write(target, "previous\n")
+    with pytest.raises(KeyboardInterrupt), atomic_open(target) as fh:  # a kill mid-write
+        fh.write("half of the new")
+        raise KeyboardInterrupt
+    assert target.read_text() == "previous\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+    atomic_write(target, b"new\n")
+    assert target.read_bytes() == b"new\n"
+    assert oct(target.stat().st_mode & 0o777) != oct(0o600)  # not mkstemp's private mode
+
+
+def test_a_full_disk_is_one_error_line_and_the_previous_export_stays(run, capsys, monkeypatch):
+    assert main(["export", str(run), "--format", "jsonl"]) == 0
+    before = (run / "episodes.jsonl").read_bytes()
+    assert before.count(b"\n") == 4
+
+    def full(_fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("empa_env.atomic.os.fsync", full)
+    capsys.readouterr()
+    assert main(["export", str(run)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: cannot write ")
+    assert "No space left on device" in err[0]
+    assert (run / "episodes.jsonl").read_bytes() == before
+    assert not [p for p in run.iterdir() if p.name.endswith(".tmp")]
+    with pytest.raises(OutputError):
+        atomic_write(run / "x.txt", "x")
+
+
+def test_a_kill_while_writing_the_export_leaves_the_previous_one(run, monkeypatch):
+    assert main(["export", str(run), "--format", "jsonl"]) == 0
+    before = (run / "episodes.jsonl").read_bytes()
+    calls = []
+    real = json.dumps
+
+    def dies_on_the_third(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # what a kill does to the writer, minus the cleanup
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("benchmarks.export.json.dumps", dies_on_the_third)
+    assert main(["export", str(run), "--format", "jsonl"]) == 130
+    assert (run / "episodes.jsonl").read_bytes() == before
+
+
+# --- escaping -----------------------------------------------------------------------------------
+def test_show_never_prints_escape_sequences_from_replies(run, capsys):
+    for color in ("never", "always"):
+        assert main(["show", str(run), "--model", FORMULA, "--color", color]) == 0
+        out = capsys.readouterr().out
+        assert "\x07" not in out and "\r" not in out and "\x1b]" not in out
+        assert "\x1b[2J" not in out and "\\x1b[2J" in out  # shown, harmless
+        if color == "never":
+            assert "\x1b" not in out
+
+
+def test_a_name_that_would_forge_lines_is_refused(tmp_path, capsys):
+    out = tmp_path / "run"
+    for name in ("good\n 1  forged  100.0", "a|b", "\x1b[31mred"):
+        code = main(["bench", "--quiet", "--no-report", "--limit", "1", "--max-turns", "12",
+                     "--out", str(out), "--policy", f"{name}=scripted:advice_giver"])  # fmt: skip
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and err[-1].startswith("error: policy name"), err
+
+
+# --- damaged rows, read-only runs ---------------------------------------------------------------
+def test_a_damaged_stored_trajectory_is_one_error_line(run, capsys):
+    con = sqlite3.connect(run / "results.sqlite")
+    con.execute(
+        "UPDATE episodes SET trajectory = '{' WHERE rowid = (SELECT MIN(rowid) FROM episodes)"
+    )
+    con.commit()
+    con.close()
+    for command in (["show", str(run), "--all"], ["report", str(run)], ["export", str(run)]):
+        capsys.readouterr()
+        assert main(command) == 2, command
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "is damaged" in err[0] and err[0].startswith("error: "), err
+
+
+def test_a_read_only_run_can_be_shown_reported_and_exported(run, tmp_path, capsys, monkeypatch):
+    """(The report it writes elsewhere is checked for escaped names, too: one report, not two.)"""
+    db = run / "results.sqlite"
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    real_access = os.access
+
+    def read_only(path, mode, *args, **kwargs):  # root may write anywhere: pretend it cannot
+        if Path(path).resolve().is_relative_to(run.resolve()) and mode & os.W_OK:
+            return False
+        return real_access(path, mode, *args, **kwargs)
+
+    monkeypatch.setattr(os, "access", read_only)
+    assert main(["show", str(run)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(run)]) == 2
+    assert "read-only: give --out DIR" in capsys.readouterr().err
+    elsewhere = tmp_path / "elsewhere"
+    assert main(["report", str(run), "--out", str(elsewhere), "--quiet"]) in (0, 1)
+    assert (elsewhere / "report.html").is_file() and (elsewhere / "results.json").is_file()
+    assert (elsewhere / "episodes.jsonl").is_file()
+    _names_are_escaped(elsewhere)
+    assert main(["export", str(run), "--out", str(tmp_path / "export")]) == 0
+    assert (tmp_path / "export" / "turns.parquet").is_file()
+    after = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    assert after == before and db.is_file()  # nothing in the run directory was written
+
+
+def _names_are_escaped(report: Path) -> None:
+    """No CSV cell a spreadsheet would run, no raw HTML in Markdown, in a report folder."""
+    tables = report / "tables"
+    for csv in tables.glob("*.csv"):
+        for line in csv.read_text(encoding="utf-8").splitlines():
+            cells = line.split(",")
+            assert not any(c.startswith(("=", "+", "@")) for c in cells), (csv.name, line)
+    assert any(f"'{FORMULA}" in p.read_text(encoding="utf-8") for p in tables.glob("*.csv"))
+    markdown = (report / "report.md").read_text(encoding="utf-8")
+    assert "<script>" not in markdown and "&lt;script&gt;" in markdown
+    html = (report / "report.html").read_text(encoding="utf-8")
+    assert "<script>alert" not in html
