@@ -30,7 +30,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+
+from empa_env.bounded_cache import lru_bytes
 
 #: Letters of other scripts that read as a Latin letter.
 CONFUSABLES: dict[str, str] = {
@@ -139,7 +140,7 @@ def _fold_word(chars: list[tuple[str, int]], latin_text: bool) -> list[tuple[str
     return chars
 
 
-@lru_cache(maxsize=4096)
+@lru_bytes(16 << 20)
 def _reading(text: str) -> Reading:
     # 1-2: per source character, NFKC and drop the invisible ones (offsets kept).
     chars: list[tuple[str, int]] = []
@@ -217,11 +218,7 @@ def reading_form(text: str) -> Reading:
 
 def read(text: str) -> str:
     """Just the reading form of ``text``."""
-    return _reading(text).text if len(text) <= 4096 else _reading_uncached(text)
-
-
-def _reading_uncached(text: str) -> str:
-    return _reading.__wrapped__(text).text
+    return _reading(text).text
 
 
 # ------------------------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from typing import Literal
 
 import yaml
 
+from empa_env.bounded_cache import lru_bytes
 from empa_env.roles.views import Message
 from empa_env.text import read, reading_form, sentence_spans
 
@@ -287,7 +288,7 @@ def tokens(text: str) -> list[str]:
     return list(_tokens(text))
 
 
-@lru_cache(maxsize=65536)
+@lru_bytes(16 << 20)
 def _tokens(text: str) -> tuple[str, ...]:
     return tuple(TOKEN_RE.findall(normalise(text).lower()))
 
@@ -752,8 +753,9 @@ class ReplyGuards:
         self.language = language
         self.data = load_guard_data()
         self.version = f"guards-v{GUARDS_VERSION}.{self.data.version}"
-        self._facts = lru_cache(maxsize=8192)(self._reply_facts)
-        self._fluent = lru_cache(maxsize=32768)(self._sentence_fluent)
+        # Bounded in bytes, not entries: unique long replies must not grow the process.
+        self._facts = lru_bytes(32 << 20)(self._reply_facts)
+        self._fluent = lru_bytes(8 << 20)(self._sentence_fluent)
 
     def warm_up(self) -> None:
         """Build the fluency model now (it is otherwise built at the first English reply)."""

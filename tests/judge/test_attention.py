@@ -261,3 +261,34 @@ def test_policies_that_never_read_the_user_stay_below_the_advice_giver(attack_sc
 @pytest.mark.parametrize("name", ["generic_kind+insult", "corpus_replay+insult", "oracle+insult"])
 def test_one_disguised_hostile_sentence_per_reply_stays_below_30(attack_scores, name):
     assert attack_scores[name] < 30.0, attack_scores
+
+
+# --- memory: caches bounded in bytes (issue 26, item 3) -----------------------------------------
+def test_bytes_lru_stays_within_its_budget():
+    from empa_env.bounded_cache import lru_bytes
+
+    @lru_bytes(2_000_000)
+    def words(text: str) -> tuple[str, ...]:
+        return tuple(text.split())
+
+    for i in range(400):
+        assert words(f"{i} " + "word " * 1000)[0] == str(i)
+    assert words.nbytes <= 2_000_000 and 0 < len(words) < 400
+    words("small")
+    assert words("small") == ("small",) and words.hits >= 1
+    words.cache_clear()
+    assert words.nbytes == 0 and len(words) == 0
+
+
+def test_the_judge_caches_of_unique_long_replies_are_bounded_in_bytes(judge):
+    from empa_env.offline import guards
+    from empa_env.text import _reading
+
+    for i in range(40):
+        reply = f"Reply {i}. " + " ".join(f"w{i}x{k}" for k in range(2500))
+        rate(judge, USER, reply[:16000])
+    caches = [guards._tokens, _reading, judge.guards._facts, judge.guards._fluent]
+    for cache in caches:
+        assert cache.nbytes <= cache.max_bytes
+    encoder = judge.inner.encoder
+    assert encoder.nbytes <= encoder.max_bytes

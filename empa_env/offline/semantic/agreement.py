@@ -58,7 +58,24 @@ RECORDED: dict[str, RecordedAgreement] = {
 #: grounding, levels; ``empa judge eval`` without ``--bare``), keyed by :func:`as_used_key`. The
 #: axes hold the final levels with ties broken by the heads' expected level; ``levels`` the final
 #: levels alone.
-RECORDED_AS_USED: dict[str, tuple[RecordedAgreement, RecordedAgreement]] = {}
+RECORDED_AS_USED: dict[str, tuple[RecordedAgreement, RecordedAgreement]] = {
+    "7e111a10a2638b8aebb61657e8d212e24cacbe28083565e8266c27e546ab4882"
+    ":faafb47fc2805c24f08acfb59c2d0e83c97070c73dca53cbe736c646b05bf8f8:guards-v1.2"
+    ":3cc350b7f3d409c8dc30d98e9f7b754d6d600ad84d63c556fcecc2797133b584": (
+        RecordedAgreement(
+            "static as used",
+            _EPITOME_DEV,
+            2116,
+            {"A": (0.755, 0.424), "C": (0.751, 0.438), "P": (0.868, 0.460)},
+        ),
+        RecordedAgreement(
+            "static as used, levels alone",
+            _EPITOME_DEV,
+            2116,
+            {"A": (0.605, 0.243), "C": (0.548, 0.166), "P": (0.674, 0.401)},
+        ),
+    ),
+}
 #: The old phrase judge (``judger="lexicon"``), measured the same way.
 LEXICON_AGREEMENT = RecordedAgreement(
     "lexicon", _EPITOME_DEV, 2116, {"A": (0.47, -0.09), "C": (0.50, 0.00), "P": (0.53, 0.06)}

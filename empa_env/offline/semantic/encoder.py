@@ -34,6 +34,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from empa_env.bounded_cache import approx_size
+
 Span = tuple[int, int]
 
 #: Pinned model files: tier -> (pip requirement, package, relative path, sha256).
@@ -354,12 +356,18 @@ class CachedEncoder:
     """An :class:`Encoder` with a bounded LRU cache of embeddings keyed by text.
 
     ``encode`` looks every text up, encodes the misses in one batch and stores them; the oldest
-    entries are dropped beyond ``maxsize``. ``encode_segments`` is cached by (text, spans).
+    entries are dropped beyond ``maxsize`` entries or ``max_bytes`` (keys and vectors together: a
+    run of unique long replies must not grow the process). ``encode_segments`` is cached by
+    (text, spans).
     """
 
-    def __init__(self, inner: Encoder, maxsize: int = DEFAULT_CACHE_SIZE) -> None:
+    def __init__(
+        self, inner: Encoder, maxsize: int = DEFAULT_CACHE_SIZE, max_bytes: int = 64 << 20
+    ) -> None:
         self.inner = inner
         self.maxsize = maxsize
+        self.max_bytes = max_bytes
+        self.nbytes = 0
         self.id = inner.id
         self.sha256 = inner.sha256
         self.dim = inner.dim
@@ -376,10 +384,15 @@ class CachedEncoder:
         return value
 
     def _put(self, key: object, value: object) -> None:
-        self._rows[key] = value
         self.misses += 1
-        while len(self._rows) > self.maxsize:
-            self._rows.popitem(last=False)
+        weight = approx_size(key) + approx_size(value)
+        if weight > self.max_bytes // 10 or key in self._rows:
+            return
+        self._rows[key] = value
+        self.nbytes += weight
+        while len(self._rows) > self.maxsize or self.nbytes > self.max_bytes:
+            old_key, old = self._rows.popitem(last=False)
+            self.nbytes -= approx_size(old_key) + approx_size(old)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -409,6 +422,7 @@ class CachedEncoder:
 
     def clear(self) -> None:
         self._rows.clear()
+        self.nbytes = 0
 
     def __len__(self) -> int:
         return len(self._rows)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from empa_env.bounded_cache import lru_bytes
 from empa_env.languages import language
 from empa_env.offline.semantic.encoder import Encoder
 from empa_env.offline.semantic.heads import file_digest
@@ -78,12 +79,13 @@ def _stem(word: str) -> str:
     return word[:6]
 
 
-def content_stems(text: str) -> list[str]:
+@lru_bytes(8 << 20)
+def content_stems(text: str) -> tuple[str, ...]:
     """Stems of the content words of ``text`` (its reading form; stopwords and words shorter than
     three letters left out)."""
     stop, _ = _vocabulary()
     words = language("en").words(read(text))
-    return [_stem(w) for w in words if len(w) >= 3 and w not in stop]
+    return tuple(_stem(w) for w in words if len(w) >= 3 and w not in stop)
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -207,6 +209,8 @@ class GroundingModel:
                 f"{self.path} was built with encoder {self.encoder_sha256}, not {encoder.sha256}"
             )
         self.encoder = encoder
+        # the same (conversation, reply) is read again on later turns (the replies before it)
+        self._read = lru_bytes(16 << 20)(self._read_uncached)
 
     @cached_property
     def sha256(self) -> str:
@@ -217,11 +221,15 @@ class GroundingModel:
         return 1.0 / (1.0 + np.exp(-z))
 
     def read(self, user_texts: Sequence[str], reply: str) -> GroundingReading:
+        """The grounding of each sentence of ``reply`` in the conversation ``user_texts``."""
+        users = tuple(t for t in user_texts if t.strip())[-USER_WINDOW:]
+        return self._read(users, reply)
+
+    def _read_uncached(self, users: tuple[str, ...], reply: str) -> GroundingReading:
         spans = tuple(sentence_spans(reply))
         sentences = [reply[a:b] for a, b in spans]
         if not sentences:
             return GroundingReading((), (), np.zeros((0, len(FEATURES)), np.float32))
-        users = [t for t in user_texts if t.strip()][-USER_WINDOW:]
         rows = self.encoder.encode([*users, *sentences])
         U, S = rows[: len(users)], rows[len(users) :]
         X = sentence_features(sentences, S, users, U, self.pool)
