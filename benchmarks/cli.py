@@ -537,8 +537,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "show",
         help="print an episode's transcript: levels, quoted evidence, v_t and the position",
         description="Print transcripts of a run directory (yours or an imported official run): "
-        "every turn's user message and reply, the judge's levels with the quoted evidence "
-        "highlighted (bold on a terminal), v_t and P_t. Without filters: the first episode.",
+        "in conversation order: the user's opening message, then every turn's reply, the judge's "
+        "levels with the quoted evidence highlighted (bold on a terminal), v_t and P_t, and the "
+        "user's answer. Without filters: the first episode.",
     )
     show.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="run directory")
     show.add_argument("--model", metavar="M", help="only this model (policy name)")

@@ -314,7 +314,7 @@ def render_figures(draws: list[Callable[[], Figure]], workers: int | None = None
 def transcript_section(
     episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], per_model: int = 3
 ) -> Section:
-    """A few transcripts per model (best, worst, median EPM-Index), evidence marked."""
+    """A few transcripts per model (best, median, worst EPM-Index), evidence marked."""
     from benchmarks.transcript import StoredEpisode, html_episode, pick_examples
 
     stored = [
@@ -338,8 +338,9 @@ def transcript_section(
     return Section(
         "Transcripts",
         "A few episodes per model (its best, median and worst by EPM-Index); open one to read "
-        "every turn: the user's message, the reply with the judge's quoted evidence marked, the "
-        "levels, v_t and the position P_t. `empa show RUN_DIR --model M --case C` prints any "
+        "every turn in conversation order: the user's message (the opening for turn 1), the reply "
+        "to it with the judge's quoted evidence marked, the levels, v_t and the position P_t. "
+        "`empa show RUN_DIR --model M --case C` prints any "
         "episode in the terminal.",
         html="".join(html_episode(ep, max_turns=20) for ep in examples),
         markdown="\n".join(lines),
