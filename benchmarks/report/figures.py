@@ -499,6 +499,16 @@ def progress_limits(trajectories: Mapping[str, Trajectory]) -> tuple[float, floa
     return min(float(np.nanmin(flat)), -1.0) - 0.05, max(float(np.nanmax(flat)), 0.2) + 0.05
 
 
+#: Fig. 16's axes (left, bottom, width, height in figure fractions): three square planes and the
+#: wider progress panel, above a two-row legend (as the constrained layout engine placed them).
+_FIG16_AXES: tuple[tuple[float, float, float, float], ...] = (
+    (0.038, 0.18, 0.196, 0.73),
+    (0.272, 0.18, 0.196, 0.73),
+    (0.506, 0.18, 0.196, 0.73),
+    (0.745, 0.18, 0.248, 0.73),
+)
+
+
 def fig_trajectory_projections(
     episodes: pd.DataFrame,
     trajectories: Mapping[str, Trajectory],
@@ -528,9 +538,11 @@ def fig_trajectory_projections(
         if limits is not None
         else trajectory_limits({str(i): t for i, (t, _) in enumerate(picked)})
     )
-    fig, axes = plt.subplots(
-        1, 4, figsize=(19, 5.6), layout="constrained", gridspec_kw={"width_ratios": [1, 1, 1, 1.25]}
-    )
+    # Fixed positions instead of layout="constrained": every model's figure has the same axes,
+    # titles and a two-row legend, so the layout the engine found is written down once (it was
+    # most of the CPU of these figures, one per model; see benchmarks/perf/perf_report.py).
+    fig = plt.figure(figsize=(19, 5.6))
+    axes = [fig.add_axes(rect) for rect in _FIG16_AXES]
     colors = [OUTCOME_COLORS.get(o, "#888888") for _, o in paths]
     norms0 = [float(np.linalg.norm(t.p0)) for t, _ in picked]
     radius = SUCCESS_ALPHA * float(np.median(norms0)) if norms0 else 0.0
@@ -642,7 +654,8 @@ def fig_trajectory_projections(
     ]
     fig.legend(
         handles=handles,
-        loc="outside lower center",
+        loc="lower center",
+        bbox_to_anchor=(0.5, 0.0),
         ncol=min(len(handles), 5),
         frameon=False,
         fontsize=9,
