@@ -235,7 +235,12 @@ def cmd_report(args: argparse.Namespace) -> int:
     if len(run_dirs) > 1:
         return _report_several(run_dirs, args.report_dir)
     run_dir = Path(run_dirs[0])
-    from benchmarks.results import leaderboard_text, results_document, write_results
+    from benchmarks.results import (
+        leaderboard_text,
+        results_document,
+        schema_versions,
+        write_results,
+    )
 
     started = time.perf_counter()
     with _open_store(run_dir) as store:
@@ -247,7 +252,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         results = write_results(run_dir, document)
         out = Path(args.report_dir) if args.report_dir else run_dir / "report"
         invalid = int(episodes["invalid"].astype(bool).sum()) if "invalid" in episodes else 0
-        info = {"run_dir": str(run_dir), **store.run_info(), "errors": len(errors)}
+        stored = store.run_info()
+        # one version story: each schema named for the file it versions
+        info = {
+            "run_dir": str(run_dir),
+            **{k: v for k, v in stored.items() if k != "schema_version"},
+            **schema_versions(stored),
+            "errors": len(errors),
+        }
         info["invalid episodes"] = invalid
         export_jsonl(store, run_dir / "episodes.jsonl")
         export_parquet(store, run_dir)

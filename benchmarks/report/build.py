@@ -113,8 +113,9 @@ def build_sections(
             "not just the total: a high Outcome with low Efficiency means the model gets there by "
             "a long detour.",
             [
+                T.leaderboard_table(episodes, order),
                 T.composite_table(episodes, order, (0.4, 0.2, 0.4)),
-                T.index_means_table(episodes, order),
+                T.index_means_table(episodes, order, T.still_episodes(episodes, trajectories)),
             ],
         ),
         Section(

@@ -430,6 +430,15 @@ def fig_case_scatter(
 
 
 # --- Fig. 15: mean ± sd bars ----------------------------------------------------------------
+#: The values each metric can take (Fig. 15 cuts its error bars there); unbounded otherwise.
+METRIC_RANGE: dict[str, tuple[float, float]] = {
+    "tau": (1.0, np.inf),
+    "R_pos": (0.0, 100.0),
+    "mean_alignment": (-1.0, 1.0),
+    "R_pen": (0.0, np.inf),
+}
+
+
 def fig_mean_sd_bars(episodes: pd.DataFrame, order: Sequence[str] | None = None) -> Figure:
     """Mean (bar) and standard deviation (error bar) of the nine metrics per model."""
     order = _order(episodes, order)
@@ -440,10 +449,14 @@ def fig_mean_sd_bars(episodes: pd.DataFrame, order: Sequence[str] | None = None)
         values = [_metric_values(episodes, m, metric) for m in order]
         mean = np.array([v.mean() if len(v) else np.nan for v in values])
         sd = np.array([v.std(ddof=1) if len(v) > 1 else 0.0 for v in values])
+        # mean ± sd, cut to the values the metric can take (tau >= 1, shares in [0, 100], ...)
+        low, high = METRIC_RANGE.get(metric, (-np.inf, np.inf))
+        below = mean - np.maximum(mean - sd, low)
+        above = np.minimum(mean + sd, high) - mean
         ax.bar(
             x,
             mean,
-            yerr=sd,
+            yerr=np.vstack([np.nan_to_num(below), np.nan_to_num(above)]),
             color=[colors[m] for m in order],
             alpha=0.85,
             capsize=3,
@@ -461,7 +474,9 @@ def fig_mean_sd_bars(episodes: pd.DataFrame, order: Sequence[str] | None = None)
         ax.set_ylabel(f"mean ± sd of {METRIC_LABELS[metric]}", fontsize=8)
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle(
-        "Fig. 15 - Mean (bar) ± standard deviation (error bar) of the nine metrics", fontsize=13
+        "Fig. 15 - Mean (bar) ± standard deviation (error bar, cut to the metric's range: "
+        "tau >= 1, R_pos in [0, 100], ...) of the nine metrics",
+        fontsize=13,
     )
     fig.supxlabel("model", fontsize=10)
     return fig
