@@ -5,8 +5,10 @@ It owns everything about *calling* a model, so roles only build messages and par
 * retries with exponential backoff and a cap (``min(backoff_cap, backoff_base * 2**k)`` with
   jitter, or the server's ``Retry-After`` when it asks for longer, capped at
   ``retry_after_cap``), on every call *and* on the preflight call, a per-call timeout, and a
-  concurrency limit per model (shared by every client in the process that talks to the same model
-  and endpoint);
+  concurrency limit per model, endpoint *and role* (shared by every client in the process that
+  plays that role against the same model and endpoint), sized by default from the run's episode
+  concurrency (:func:`default_concurrency`): an episode has at most one call of a role in flight,
+  so the roles never queue behind each other on one shared endpoint;
 * provider errors classified as retryable (timeouts, connection errors, 408/409/429, 5xx) or not
   (authentication, bad request, context window, content policy, not found);
 * the persistent response cache (:mod:`empa_env.llm.cache`): a hit makes no call at all;
@@ -19,6 +21,7 @@ never part of a cache key, a cached payload, ``describe()`` output, or an error 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import os
 import random
@@ -258,7 +261,9 @@ class ClientConfig:
     #: The longest ``Retry-After`` a server may impose before a retry (seconds); longer requests
     #: are cut to this, so one provider's long pause cannot stall a run.
     retry_after_cap: float = 30.0
-    max_concurrency: int = 16
+    #: Requests of one role in flight to this model and endpoint at once; ``None``: the run's
+    #: episode concurrency (:func:`default_concurrency`, ``empa bench --concurrency``).
+    max_concurrency: int | None = None
     temperature: float | None = 0.0
     max_tokens: int | None = 1024
     seed: int | None = None
@@ -270,8 +275,10 @@ class ClientConfig:
     def __post_init__(self) -> None:
         if not self.model:
             raise ValueError("model must be a non-empty LiteLLM model name, e.g. 'openai/gpt-4o'")
-        if self.timeout <= 0 or self.max_retries < 0 or self.max_concurrency < 1:
-            raise ValueError("timeout > 0, max_retries >= 0 and max_concurrency >= 1 are required")
+        if self.timeout <= 0 or self.max_retries < 0:
+            raise ValueError("timeout > 0 and max_retries >= 0 are required")
+        if self.max_concurrency is not None and self.max_concurrency < 1:
+            raise ValueError("max_concurrency must be >= 1 (or None: the run's concurrency)")
         if self.retry_after_cap < 0:
             raise ValueError("retry_after_cap >= 0 is required")
 
@@ -350,6 +357,31 @@ _LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.
     weakref.WeakKeyDictionary()
 )
 _LIMITS_LOCK = threading.Lock()
+
+
+#: Requests of one role in flight at once when a client sets no ``max_concurrency``: the
+#: runner sets it to its episode concurrency for the duration of a run.
+DEFAULT_CONCURRENCY = 16
+_CONCURRENCY: contextvars.ContextVar[int] = contextvars.ContextVar(
+    "empa_llm_concurrency", default=DEFAULT_CONCURRENCY
+)
+
+
+def default_concurrency() -> int:
+    """The per-role limit of clients without their own ``max_concurrency`` (in this context)."""
+    return _CONCURRENCY.get()
+
+
+def set_default_concurrency(limit: int) -> contextvars.Token[int]:
+    """Size the per-role limits from the episodes in flight (``empa bench --concurrency``);
+    returns the token to restore the previous value with ``_CONCURRENCY.reset``."""
+    if limit < 1:
+        raise ValueError(f"concurrency must be >= 1, got {limit}")
+    return _CONCURRENCY.set(int(limit))
+
+
+def reset_default_concurrency(token: contextvars.Token[int]) -> None:
+    _CONCURRENCY.reset(token)
 
 
 def model_semaphore(key: str, limit: int) -> asyncio.Semaphore:
@@ -446,6 +478,10 @@ class LLMClient:
     @property
     def limit_key(self) -> str:
         return f"{self.config.model}@{self.config.api_base or 'provider'}"
+
+    def concurrency_limit(self) -> int:
+        """Requests of one role in flight at once (the client's own limit, or the run's)."""
+        return self.config.max_concurrency or default_concurrency()
 
     def backoff(self, attempt: int, retry_after: float | None = None) -> float:
         """Delay before retry ``attempt`` (0-based): capped exponential, jittered in [0.5, 1]x;
@@ -568,7 +604,7 @@ class LLMClient:
         cfg = self.config
         secret = cfg.resolved_api_key()
         remember_secret(secret)
-        semaphore = model_semaphore(self.limit_key, cfg.max_concurrency)
+        semaphore = model_semaphore(f"{self.limit_key}/{role}", self.concurrency_limit())
         _litellm()  # import before any timer starts: the first import takes seconds
         last_kind, last_message = "other", ""
         wait_hint: float | None = None  # the server's Retry-After on the last failure
