@@ -271,6 +271,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         leaderboard_text,
         results_document,
         role_failure_text,
+        schema_versions,
         write_results,
     )
 
@@ -284,7 +285,14 @@ def cmd_report(args: argparse.Namespace) -> int:
         document = results_document(run_dir, store.config, episodes, errors, store.run_info())
         results = write_results(data_dir, document)
         invalid = int(episodes["invalid"].astype(bool).sum()) if "invalid" in episodes else 0
-        info = {"run_dir": str(run_dir), **store.run_info(), "errors": len(errors)}
+        stored = store.run_info()
+        # one version story: each schema named for the file it versions
+        info = {
+            "run_dir": str(run_dir),
+            **{k: v for k, v in stored.items() if k != "schema_version"},
+            **schema_versions(stored),
+            "errors": len(errors),
+        }
         info["invalid episodes"] = invalid
         role_failures = role_failure_text(document["models"])
         if role_failures:  # failed calls of the judge, the Director, the Actor, per model
@@ -610,8 +618,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "show",
         help="print an episode's transcript: levels, quoted evidence, v_t and the position",
         description="Print transcripts of a run directory (yours or an imported official run): "
-        "every turn's user message and reply, the judge's levels with the quoted evidence "
-        "highlighted (bold on a terminal), v_t and P_t. Without filters: the first episode.",
+        "in conversation order: the user's opening message, then every turn's reply, the judge's "
+        "levels with the quoted evidence highlighted (bold on a terminal), v_t and P_t, and the "
+        "user's answer. Without filters: the first episode.",
     )
     show.add_argument("run_dir", type=Path, metavar="RUN_DIR", help="run directory")
     show.add_argument("--model", metavar="M", help="only this model (policy name)")

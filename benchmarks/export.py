@@ -12,9 +12,18 @@ from empa_env.atomic import atomic_open
 
 
 def export_jsonl(store: RunStore, path: Path) -> Path:
-    """One line per episode: key, model, case, seed, case metadata, EPM metrics, full trajectory."""
+    """One line per episode: key, model, case, seed, case metadata, EPM metrics, the conversation
+    and the full trajectory.
+
+    ``messages`` is the conversation in order as chat messages from the policy's side (the user's
+    opening, then each reply and the user's answer to it). In ``trajectory``, a turn keeps its
+    reply and the user's answer that *followed* it (``user_message``); the message a reply answers
+    is the previous turn's ``user_message``, or ``trajectory.opening`` for turn 1.
+    """
     with atomic_open(path, "w") as fh:
         for key, model, case_id, seed, metrics, case_meta, trajectory in store.iter_rows():
+            parsed = store.trajectory(key, trajectory)
+            traj = store.decode(key, "trajectory", trajectory)
             record = {
                 "episode_key": key,
                 "model": model,
@@ -22,18 +31,26 @@ def export_jsonl(store: RunStore, path: Path) -> Path:
                 "seed": seed,
                 "case": case_meta,
                 "epm": metrics,
-                "trajectory": store.decode(key, "trajectory", trajectory),
+                "messages": parsed.transcript(),
+                "trajectory": traj,
             }
             fh.write(json.dumps(record, ensure_ascii=False) + "\n")
     return path
 
 
 def export_parquet(store: RunStore, directory: Path) -> list[Path]:
-    """``episodes.parquet`` (one row per episode) and ``turns.parquet`` (one row per turn)."""
+    """``episodes.parquet`` (one row per episode) and ``turns.parquet`` (one row per turn).
+
+    A turn's row reads in conversation order: ``user_before`` (the user's message the reply
+    answers: the opening for turn 1, else the previous turn's answer), ``reply``, then
+    ``user_message`` (the user's answer to the reply; empty once the episode has ended).
+    """
     episodes = store.episodes_frame()
     turns = []
     for key, model, case_id, seed, _m, _c, trajectory in store.iter_rows():
-        for t in store.trajectory(key, trajectory).to_dict()["turns"]:
+        traj = store.trajectory(key, trajectory).to_dict()
+        before = traj.get("opening", "")
+        for t in traj["turns"]:
             j = t["judgement"]
             row = {
                 "episode_key": key,
@@ -53,10 +70,11 @@ def export_parquet(store: RunStore, directory: Path) -> list[Path]:
                 "delta_E": t["delta_E"], "alignment": t["alignment"], "projection": t["projection"],
                 "distance": t["distance"], "reward": t["reward"], "status": t["status"],
                 "director_tool": (t["director"] or {}).get("tool"),
-                "reply": t["reply"], "user_message": t["user_message"],
+                "user_before": before, "reply": t["reply"], "user_message": t["user_message"],
                 "evidence": json.dumps(j["evidence"], ensure_ascii=False),
             }  # fmt: skip
             turns.append(row)
+            before = t["user_message"]
     paths = [directory / "episodes.parquet", directory / "turns.parquet"]
     for path, frame in zip(paths, [episodes, pd.DataFrame.from_records(turns)], strict=True):
         with atomic_open(path, "wb") as fh:

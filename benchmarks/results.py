@@ -183,6 +183,15 @@ def _num(value: float | None, width: int, decimals: int = 1) -> str:
     return ("–" if value is None else f"{value:.{decimals}f}").rjust(width)
 
 
+def interval_text(lo: float | None, hi: float | None, n: int) -> str:
+    """The 95% interval as shown to people: ``[43.1, 47.9]``, or why there is none."""
+    if lo is None or hi is None:
+        return "–"
+    if n == 1:
+        return "n=1, no interval"
+    return f"[{lo:.1f}, {hi:.1f}]"
+
+
 def leaderboard_text(rows: Sequence[Mapping[str, Any]], *, title: str = "leaderboard") -> str:
     """A plain-text table: rank, model, EPM-Index mean [95% CI], success rate, n, failed, invalid."""
     if not rows:
@@ -192,16 +201,16 @@ def leaderboard_text(rows: Sequence[Mapping[str, Any]], *, title: str = "leaderb
     names = [terminal_safe(r["model"], single_line=True) for r in rows]
     width = max(5, *(len(n) for n in names))
     head = (
-        f"{'#':>2}  {'model':<{width}}  {'EPM-Index':>9}  {'95% CI':>13}  {'success':>7}  "
+        f"{'#':>2}  {'model':<{width}}  {'EPM-Index':>9}  {'95% CI':>16}  {'success':>7}  "
         f"{'n':>4}  {'failed':>6}  {'invalid':>7}"
     )
     lines = [f"{title} (EPM-Index mean over episodes, 95% bootstrap interval):", head]
     for name, r in zip(names, rows, strict=True):
         lo, hi = r["epm_index_ci95"]
-        ci = "–" if lo is None else f"[{lo:.1f}, {hi:.1f}]"
+        ci = interval_text(lo, hi, int(r["n"]))
         rate = r["success_rate"]
         lines.append(
-            f"{r['rank'] or '-':>2}  {name:<{width}}  {_num(r['epm_index_mean'], 9)}  {ci:>13}  "
+            f"{r['rank'] or '-':>2}  {name:<{width}}  {_num(r['epm_index_mean'], 9)}  {ci:>16}  "
             f"{('–' if rate is None else f'{100 * rate:.0f}%'):>7}  {r['n']:>4}  "
             f"{r['failed_episodes']:>6}  {r['invalid_episodes']:>7}"
         )
@@ -262,6 +271,22 @@ def per_case_scores(episodes: pd.DataFrame) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: (r["model"], r["case_id"], r["seed"]))
 
 
+def _int_or_none(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def schema_versions(run_info: Mapping[str, Any]) -> dict[str, Any]:
+    """The two schema versions a run has, named for what they version (for the report's header):
+    ``results.json`` (:data:`RESULTS_SCHEMA_VERSION`) and the ``results.sqlite`` store's."""
+    return {
+        "results.json schema": RESULTS_SCHEMA_VERSION,
+        "results.sqlite schema": _int_or_none(run_info.get("schema_version")),
+    }
+
+
 def results_document(
     run_dir: str | Path,
     config: Mapping[str, Any],
@@ -277,6 +302,7 @@ def results_document(
     )
     return {
         "schema_version": RESULTS_SCHEMA_VERSION,
+        "store_schema_version": _int_or_none(info.get("schema_version")),
         "run_dir": str(run_dir),
         "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "fingerprint": info.get("fingerprint"),

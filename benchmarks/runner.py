@@ -114,7 +114,11 @@ async def run_benchmark(
     """Run (or resume) a benchmark; see the module docstring. ``executor`` says where episodes
     are played (``"local"``, ``"ray"`` with ``ray_address``, or an :class:`Executor`)."""
     from benchmarks.executors import EpisodeJob, RunWork, make_executor
+    from empa_env.llm.client import set_default_concurrency
 
+    # Per-role LLM limits sized from the episodes in flight (clients without max_concurrency):
+    # within an episode the calls are sequential, so no role ever waits on another's slots.
+    set_default_concurrency(max(1, concurrency))  # this run's task context only
     runner = (
         make_executor(executor, concurrency=concurrency, ray_address=ray_address)
         if isinstance(executor, str)

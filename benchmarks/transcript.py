@@ -1,7 +1,10 @@
 """Transcripts of stored episodes: ``empa show`` in the terminal and the report's HTML section.
 
-Each turn shows the user's message, the reply, the judge's non-zero levels with the quoted
-evidence, ``v_t`` and the position ``P_t`` after the turn. The evidence is highlighted where it
+Everything reads in conversation order: the user's opening message, then for each turn the reply,
+the judge's non-zero levels with the quoted evidence, ``v_t`` and the position ``P_t`` after the
+turn, then the user's answer to that reply (a stored turn keeps the reply and the answer that
+*followed* it, ``TurnRecord.user_message``; the message a reply answers is the previous turn's, or
+the opening for turn 1). In the HTML table each row puts the message a reply answers on its left. The evidence is highlighted where it
 occurs in the reply: ANSI bold in a terminal, ``<mark>`` in HTML (everything else HTML-escaped),
 and plain text otherwise (a quote is always listed under the turn as well).
 """
@@ -114,12 +117,10 @@ def _ending(traj: Trajectory) -> str:
 
 
 def format_turn(turn: TurnRecord, *, bold: bool) -> str:
+    """One turn in conversation order: the reply, its judgement and physics, then the answer."""
     items = evidence_items(turn.judgement)
     quotes = [q for _, _, q in items if q]
-    lines = []
-    if turn.user_message:
-        lines.append(f"  user:   {terminal_safe(turn.user_message)}")
-    lines.append(f"  reply:  {highlight(turn.reply, quotes, style='ansi' if bold else 'plain')}")
+    lines = [f"  reply:  {highlight(turn.reply, quotes, style='ansi' if bold else 'plain')}"]
     if turn.judgement.failed:
         lines.append(f"  judge:  FAILED ({terminal_safe(turn.judgement.error)})")
     else:
@@ -137,11 +138,17 @@ def format_turn(turn: TurnRecord, *, bold: bool) -> str:
             else ""
         )
     )
+    if turn.user_message:
+        lines.append(f"  user:   {terminal_safe(turn.user_message)}")
     return "\n".join([f"turn {turn.turn}", *lines])
 
 
 def format_episode(episode: StoredEpisode, *, bold: bool = False) -> str:
-    """The whole transcript as text (ANSI bold for the evidence when ``bold``)."""
+    """The whole transcript as text in conversation order (ANSI bold for the evidence if ``bold``).
+
+    The user's opening message comes first; each turn then shows the reply, the judgement and the
+    user's answer to the reply.
+    """
     traj = episode.trajectory
     index = episode.metrics.get("EPM_Index")
     t = terminal_safe
@@ -152,10 +159,9 @@ def format_episode(episode: StoredEpisode, *, bold: bool = False) -> str:
         + ("–" if index is None else f"{float(index):.1f}"),
         f"P_0 {_vec(traj.p0)}  (C, A, P deficits; the goal is the origin)",
     ]
-    if traj.opening:
-        head.append(f"opening: {t(traj.opening)}")
+    opening = [f"opening\n  user:   {t(traj.opening)}"] if traj.opening else []
     body = [format_turn(t, bold=bold) for t in traj.turns]
-    return "\n".join(head) + "\n\n" + "\n\n".join(body)
+    return "\n".join(head) + "\n\n" + "\n\n".join(opening + body)
 
 
 def html_episode(episode: StoredEpisode, *, max_turns: int | None = None) -> str:
@@ -169,7 +175,9 @@ def html_episode(episode: StoredEpisode, *, max_turns: int | None = None) -> str
     )
     rows = []
     turns = traj.turns if max_turns is None else traj.turns[:max_turns]
-    for t in turns:
+    # Each row: the user's message that the reply answers (the opening for turn 1), then the reply.
+    answered = [traj.opening] + [t.user_message for t in traj.turns]
+    for i, t in enumerate(turns):
         items = evidence_items(t.judgement)
         quotes = [q for _, _, q in items if q]
         judged = (
@@ -179,11 +187,14 @@ def html_episode(episode: StoredEpisode, *, max_turns: int | None = None) -> str
         )
         rows.append(
             "<tr>"
-            f"<td>{t.turn}</td><td>{e(t.user_message)}</td>"
+            f"<td>{t.turn}</td><td>{e(answered[i])}</td>"
             f"<td>{highlight(t.reply, quotes, style='html')}</td>"
             f"<td>{judged}</td><td>{e(_vec(t.v))}</td><td>{e(_vec(t.position))}</td>"
             "</tr>"
         )
+    if len(turns) == len(traj.turns) and answered[-1]:
+        # The user's answer to the last reply (an episode that stopped at its turn limit).
+        rows.append(f"<tr><td></td><td>{e(answered[-1])}</td><td colspan='4'></td></tr>")
     more = (
         f"<p>({len(traj.turns) - len(turns)} more turns; <code>empa show RUN_DIR --model "
         f"{e(episode.model)} --case {e(episode.case_id)} --seed {episode.seed}</code>)</p>"
@@ -192,7 +203,8 @@ def html_episode(episode: StoredEpisode, *, max_turns: int | None = None) -> str
     )
     return (
         f"<details class='transcript'><summary>{summary}</summary>"
-        "<table><thead><tr><th>turn</th><th>user</th><th>reply (evidence marked)</th>"
+        "<table><thead><tr><th>turn</th><th>user (the reply answers this)</th>"
+        "<th>reply (evidence marked)</th>"
         "<th>levels</th><th>v_t</th><th>P_t</th></tr></thead><tbody>"
         + "".join(rows)
         + f"</tbody></table>{more}</details>"
@@ -200,7 +212,7 @@ def html_episode(episode: StoredEpisode, *, max_turns: int | None = None) -> str
 
 
 def pick_examples(episodes: Sequence[StoredEpisode], per_model: int = 3) -> list[StoredEpisode]:
-    """A few episodes per model: its best, its worst and its median by EPM-Index."""
+    """A few episodes per model, in this order: its best, its median and its worst by EPM-Index."""
     by_model: dict[str, list[StoredEpisode]] = {}
     for ep in episodes:
         by_model.setdefault(ep.model, []).append(ep)
@@ -209,6 +221,6 @@ def pick_examples(episodes: Sequence[StoredEpisode], per_model: int = 3) -> list
         eps = sorted(
             by_model[model], key=lambda x: float(x.metrics.get("EPM_Index") or 0.0), reverse=True
         )
-        picks = {ep.key: ep for ep in [eps[0], eps[-1], eps[len(eps) // 2]][:per_model]}
+        picks = {ep.key: ep for ep in [eps[0], eps[len(eps) // 2], eps[-1]][:per_model]}
         chosen.extend(picks.values())
     return chosen

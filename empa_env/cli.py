@@ -14,7 +14,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from empa_env.errors import INTERRUPTED_EXIT, USER_ERROR_EXIT, UserError
 
@@ -79,7 +79,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     Ctrl-C becomes exit code 130. Anything else is a bug and keeps its traceback.
     """
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # reported by the (sub)command they were given to, with its own usage
+        _chosen_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
     if not getattr(args, "func", None):
         parser.print_help()
         return USER_ERROR_EXIT
@@ -91,6 +93,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return INTERRUPTED_EXIT
+
+
+def _chosen_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Any:
+    """The parser of the (sub)command that ``args`` ran (``empa export``, ``empa cases generate``)."""
+    current: Any = parser
+    while True:
+        sub = next((a for a in current._actions if isinstance(a, argparse._SubParsersAction)), None)
+        name = getattr(args, sub.dest, None) if sub is not None else None
+        if sub is None or not isinstance(name, str) or name not in sub.choices:
+            return current
+        current = sub.choices[name]
 
 
 def error_line(exc: BaseException) -> str:

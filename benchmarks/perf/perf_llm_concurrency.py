@@ -9,7 +9,14 @@ latency: no scheduler can finish sooner. The script prints the wall time against
 
     python benchmarks/perf/perf_llm_concurrency.py [--latency 0.5] [--concurrency 30]
 
-Goal (issue 6): wall time within 1.2x of the critical path at 30-way concurrency.
+The roles set no ``max_concurrency`` of their own: each role's limit is sized from
+``--concurrency`` (the runner's default, see :func:`empa_env.llm.client.set_default_concurrency`),
+and the script prints the limits used. Goal (issue 24): wall time within 1.3x of the critical path
+for 30 concurrent all-LLM episodes at 0.5 s latency.
+
+It then measures the client's CPU per call against the same server (no latency, one call at a
+time, ``--cpu-calls`` calls each): LiteLLM as the client layer calls it, LiteLLM with the logging
+work it lets a caller switch off, and the OpenAI SDK alone (the floor under any wrapper).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ import os
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -77,11 +85,7 @@ def run(latency: float, concurrency: int, policy: str, max_turns: int | None) ->
                 director=spec,
                 judger=spec,
                 max_turns=max_turns,
-                llm_options={
-                    "api_base": server.api_base,
-                    "max_concurrency": max(concurrency, 1) * 2,
-                    "timeout": 30 + latency * 4,
-                },
+                llm_options={"api_base": server.api_base, "timeout": 30 + latency * 4},
             )
         )
 
@@ -117,7 +121,66 @@ def run(latency: float, concurrency: int, policy: str, max_turns: int | None) ->
         "wall_s": round(wall, 3),
         "ratio": round(wall / critical, 3),
         "peak_in_flight": peak,
+        "per_role_limit": concurrency,
+        "role_limits_from": "--concurrency (no max_concurrency set)",
     }
+
+
+def _cpu_per_call(make_call: Any, calls: int) -> float:
+    """Milliseconds of this process's CPU per call, ``calls`` calls one after another."""
+
+    async def go() -> float:
+        for _ in range(5):  # warm: imports, connection pools
+            await make_call()
+        start = time.process_time()
+        for _ in range(calls):
+            await make_call()
+        return (time.process_time() - start) / calls * 1000.0
+
+    return asyncio.run(go())
+
+
+def client_cpu(calls: int) -> dict[str, float]:
+    """CPU per call of LiteLLM (as used, and with its optional logging work off) and of the
+    OpenAI SDK on the same local server."""
+    from empa_env.llm.client import ClientConfig, LLMClient, _litellm
+
+    messages = [
+        {"role": "system", "content": "You are the EMPA Actor."},
+        {"role": "user", "content": "How was your day?"},
+    ]
+    out: dict[str, float] = {}
+    with ScriptedLLMServer(latency=0.0) as server:
+        client = LLMClient(ClientConfig(model=MODEL, api_base=server.api_base))
+
+        def via_client() -> Any:
+            return client.complete(messages, role="actor", prompt_version="cpu", use_cache=False)
+
+        out["litellm_ms"] = _cpu_per_call(via_client, calls)
+        litellm = _litellm()
+        knobs = {"turn_off_message_logging": True, "disable_token_counter": True,
+                 "disable_end_user_cost_tracking": True, "logging": False}  # fmt: skip
+        saved = {k: getattr(litellm, k) for k in knobs}
+        try:
+            for k, v in knobs.items():
+                setattr(litellm, k, v)
+            out["litellm_trimmed_ms"] = _cpu_per_call(via_client, calls)
+        finally:
+            for k, v in saved.items():
+                setattr(litellm, k, v)
+        try:
+            from openai import AsyncOpenAI
+        except ImportError:  # pragma: no cover - LiteLLM depends on it
+            return out
+        sdk = AsyncOpenAI(base_url=server.api_base, api_key="no-key", max_retries=0)
+
+        def via_sdk() -> Any:
+            return sdk.chat.completions.create(
+                model="scripted", messages=messages, temperature=0.0, max_tokens=1024
+            )
+
+        out["openai_sdk_ms"] = _cpu_per_call(via_sdk, calls)
+    return {k: round(v, 2) for k, v in out.items()}
 
 
 def main() -> None:
@@ -126,9 +189,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=30, help="episodes at once")
     parser.add_argument("--policy", default="scripted:attuned")
     parser.add_argument("--max-turns", type=int, default=None)
+    parser.add_argument("--cpu-calls", type=int, default=200, help="calls per CPU measurement")
     parser.add_argument("--json", action="store_true", help="print one JSON line")
     args = parser.parse_args()
-    result = run(args.latency, args.concurrency, args.policy, args.max_turns)
+    result: dict[str, Any] = run(args.latency, args.concurrency, args.policy, args.max_turns)
+    if args.cpu_calls > 0:
+        result["client_cpu_per_call"] = client_cpu(args.cpu_calls)
     if args.json:
         print(json.dumps(result))
         return
@@ -139,9 +205,27 @@ def main() -> None:
     print(
         f"critical path {result['critical_path_s']:.2f} s "
         f"({result['longest_episode_calls']} sequential calls), wall {result['wall_s']:.2f} s, "
-        f"ratio {result['ratio']:.2f}x (goal <= 1.20x); peak {result['peak_in_flight']} requests "
+        f"ratio {result['ratio']:.2f}x (goal <= 1.30x); peak {result['peak_in_flight']} requests "
         "in flight"
     )
+    print(
+        f"limits: {result['per_role_limit']} requests in flight per role (Actor, Director, Judger "
+        f"each), from --concurrency {args.concurrency}"
+    )
+    cpu = result.get("client_cpu_per_call")
+    if cpu:
+        print(
+            "client CPU per call: "
+            + ", ".join(
+                f"{name} {cpu[key]:.2f} ms"
+                for name, key in (
+                    ("LiteLLM as used", "litellm_ms"),
+                    ("LiteLLM, optional logging off", "litellm_trimmed_ms"),
+                    ("OpenAI SDK alone", "openai_sdk_ms"),
+                )
+                if key in cpu
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -115,8 +115,9 @@ def build_sections(
             "not just the total: a high Outcome with low Efficiency means the model gets there by "
             "a long detour.",
             [
+                T.leaderboard_table(episodes, order),
                 T.composite_table(episodes, order, (0.4, 0.2, 0.4)),
-                T.index_means_table(episodes, order),
+                T.index_means_table(episodes, order, T.still_episodes(episodes, trajectories)),
             ],
         ),
         Section(
@@ -316,7 +317,7 @@ def render_figures(draws: list[Callable[[], Figure]], workers: int | None = None
 def transcript_section(
     episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], per_model: int = 3
 ) -> Section:
-    """A few transcripts per model (best, worst, median EPM-Index), evidence marked."""
+    """A few transcripts per model (best, median, worst EPM-Index), evidence marked."""
     from benchmarks.transcript import StoredEpisode, html_episode, pick_examples
 
     stored = [
@@ -340,8 +341,9 @@ def transcript_section(
     return Section(
         "Transcripts",
         "A few episodes per model (its best, median and worst by EPM-Index); open one to read "
-        "every turn: the user's message, the reply with the judge's quoted evidence marked, the "
-        "levels, v_t and the position P_t. `empa show RUN_DIR --model M --case C` prints any "
+        "every turn in conversation order: the user's message (the opening for turn 1), the reply "
+        "to it with the judge's quoted evidence marked, the levels, v_t and the position P_t. "
+        "`empa show RUN_DIR --model M --case C` prints any "
         "episode in the terminal.",
         html="".join(html_episode(ep, max_turns=20) for ep in examples),
         markdown="\n".join(lines),

@@ -430,6 +430,15 @@ def fig_case_scatter(
 
 
 # --- Fig. 15: mean ± sd bars ----------------------------------------------------------------
+#: The values each metric can take (Fig. 15 cuts its error bars there); unbounded otherwise.
+METRIC_RANGE: dict[str, tuple[float, float]] = {
+    "tau": (1.0, np.inf),
+    "R_pos": (0.0, 100.0),
+    "mean_alignment": (-1.0, 1.0),
+    "R_pen": (0.0, np.inf),
+}
+
+
 def fig_mean_sd_bars(episodes: pd.DataFrame, order: Sequence[str] | None = None) -> Figure:
     """Mean (bar) and standard deviation (error bar) of the nine metrics per model."""
     order = _order(episodes, order)
@@ -440,10 +449,14 @@ def fig_mean_sd_bars(episodes: pd.DataFrame, order: Sequence[str] | None = None)
         values = [_metric_values(episodes, m, metric) for m in order]
         mean = np.array([v.mean() if len(v) else np.nan for v in values])
         sd = np.array([v.std(ddof=1) if len(v) > 1 else 0.0 for v in values])
+        # mean ± sd, cut to the values the metric can take (tau >= 1, shares in [0, 100], ...)
+        low, high = METRIC_RANGE.get(metric, (-np.inf, np.inf))
+        below = mean - np.maximum(mean - sd, low)
+        above = np.minimum(mean + sd, high) - mean
         ax.bar(
             x,
             mean,
-            yerr=sd,
+            yerr=np.vstack([np.nan_to_num(below), np.nan_to_num(above)]),
             color=[colors[m] for m in order],
             alpha=0.85,
             capsize=3,
@@ -461,7 +474,9 @@ def fig_mean_sd_bars(episodes: pd.DataFrame, order: Sequence[str] | None = None)
         ax.set_ylabel(f"mean ± sd of {METRIC_LABELS[metric]}", fontsize=8)
         ax.grid(axis="y", alpha=0.3)
     fig.suptitle(
-        "Fig. 15 - Mean (bar) ± standard deviation (error bar) of the nine metrics", fontsize=13
+        "Fig. 15 - Mean (bar) ± standard deviation (error bar, cut to the metric's range: "
+        "tau >= 1, R_pos in [0, 100], ...) of the nine metrics",
+        fontsize=13,
     )
     fig.supxlabel("model", fontsize=10)
     return fig
@@ -499,6 +514,16 @@ def progress_limits(trajectories: Mapping[str, Trajectory]) -> tuple[float, floa
     return min(float(np.nanmin(flat)), -1.0) - 0.05, max(float(np.nanmax(flat)), 0.2) + 0.05
 
 
+#: Fig. 16's axes (left, bottom, width, height in figure fractions): three square planes and the
+#: wider progress panel, above a two-row legend (as the constrained layout engine placed them).
+_FIG16_AXES: tuple[tuple[float, float, float, float], ...] = (
+    (0.038, 0.18, 0.196, 0.73),
+    (0.272, 0.18, 0.196, 0.73),
+    (0.506, 0.18, 0.196, 0.73),
+    (0.745, 0.18, 0.248, 0.73),
+)
+
+
 def fig_trajectory_projections(
     episodes: pd.DataFrame,
     trajectories: Mapping[str, Trajectory],
@@ -528,9 +553,11 @@ def fig_trajectory_projections(
         if limits is not None
         else trajectory_limits({str(i): t for i, (t, _) in enumerate(picked)})
     )
-    fig, axes = plt.subplots(
-        1, 4, figsize=(19, 5.6), layout="constrained", gridspec_kw={"width_ratios": [1, 1, 1, 1.25]}
-    )
+    # Fixed positions instead of layout="constrained": every model's figure has the same axes,
+    # titles and a two-row legend, so the layout the engine found is written down once (it was
+    # most of the CPU of these figures, one per model; see benchmarks/perf/perf_report.py).
+    fig = plt.figure(figsize=(19, 5.6))
+    axes = [fig.add_axes(rect) for rect in _FIG16_AXES]
     colors = [OUTCOME_COLORS.get(o, "#888888") for _, o in paths]
     norms0 = [float(np.linalg.norm(t.p0)) for t, _ in picked]
     radius = SUCCESS_ALPHA * float(np.median(norms0)) if norms0 else 0.0
@@ -642,7 +669,8 @@ def fig_trajectory_projections(
     ]
     fig.legend(
         handles=handles,
-        loc="outside lower center",
+        loc="lower center",
+        bbox_to_anchor=(0.5, 0.0),
         ncol=min(len(handles), 5),
         frameon=False,
         fontsize=9,

@@ -214,19 +214,90 @@ def mean_sd_text(mean: pd.DataFrame, sd: pd.DataFrame, decimals: int = 2) -> pd.
 
 
 # --- Tables 8 and 9 -------------------------------------------------------------------------
-def index_means_table(episodes: pd.DataFrame, order: Sequence[str]) -> ReportTable:
-    """Echo-N1 Table 8: per-model means of the nine EPM-Q indices (:func:`epm.aggregate.table8`)."""
-    frame = _ordered(table8(episodes), order)
+def leaderboard_table(episodes: pd.DataFrame, order: Sequence[str]) -> ReportTable:
+    """The leaderboard as the terminal and ``results.json`` give it: the mean EPM-Index over
+    episodes with its 95% bootstrap interval (same resamples and seed), success rate and n."""
+    from benchmarks.results import BOOTSTRAP_RESAMPLES, interval_text, model_aggregates
+
+    rows = {r["model"]: r for r in model_aggregates(episodes)}
+    records = []
+    for model in [m for m in order if m in rows]:
+        r = rows[model]
+        lo, hi = r["epm_index_ci95"]
+        records.append(
+            {
+                "model": model,
+                "rank": r["rank"],
+                "EPM_Index": r["epm_index_mean"],
+                "95% CI": interval_text(lo, hi, int(r["n"])),
+                "CI low": lo if r["n"] > 1 else None,
+                "CI high": hi if r["n"] > 1 else None,
+                "success rate": r["success_rate"],
+                "n": r["n"],
+            }
+        )
+    frame = pd.DataFrame.from_records(records).set_index("model") if records else pd.DataFrame()
     return ReportTable(
-        "table8_indices",
-        "Table 8 - EPM-Q indices (per-model means)",
+        "leaderboard",
+        "Leaderboard - mean EPM-Index with its 95% interval",
         frame,
+        f"The interval is a percentile bootstrap of the mean over this model's episodes "
+        f"({BOOTSTRAP_RESAMPLES} resamples, seed 0), as in the terminal and results.json. Two "
+        "models whose intervals overlap may not differ; see the significance tests below.",
+    )
+
+
+def still_episodes(episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory]) -> pd.Series:
+    """Per model, how many episodes never moved: every ``v_t`` zero, a path of length 0.
+
+    The reference defines ``tau = 1`` for such a trajectory (no detour, since no path), so its
+    ``Idx_tau`` is 100 and its Efficiency looks high; the report flags them instead of changing
+    the definition.
+    """
+    still = []
+    for key, model in zip(episodes["episode_key"], episodes["model"], strict=True):
+        traj = trajectories.get(str(key))
+        if traj is None:
+            continue
+        path = float(np.abs(traj.increments()).sum()) if traj.num_turns else 0.0
+        still.append((str(model), path == 0.0))
+    frame = pd.DataFrame(still, columns=["model", "still"])
+    counts = frame.groupby("model")["still"].sum() if len(frame) else pd.Series(dtype=int)
+    return counts.reindex(episodes["model"].unique(), fill_value=0).astype(int)
+
+
+def index_means_table(
+    episodes: pd.DataFrame, order: Sequence[str], still: pd.Series | None = None
+) -> ReportTable:
+    """Echo-N1 Table 8: per-model means of the nine EPM-Q indices (:func:`epm.aggregate.table8`).
+
+    ``still`` (per model, from :func:`still_episodes`) adds the ``episodes that never moved``
+    column and flags, in the note, the models whose Efficiency comes from them.
+    """
+    frame = _ordered(table8(episodes), order)
+    note = (
         "Each index maps one EPM metric onto a 0-100 scale anchored to the task (r0, RHO_MAX); "
         "the energy, net-score and density indices have no upper cap, so values above 100 mean "
         "more than the initial deficit ||P_0|| was delivered. Higher is better for all nine "
         "(tau and R_pen are already inverted). Columns: Outcome (RDI, E_total, S_net), "
-        "Efficiency (rho, S_proj, tau), Stability (R_pos, cos_theta, R_pen).",
+        "Efficiency (rho, S_proj, tau), Stability (R_pos, cos_theta, R_pen)."
     )
+    if still is not None:
+        frame["never moved"] = still.reindex(frame.index, fill_value=0).astype(int)
+        sizes = episodes.groupby("model").size().reindex(frame.index)
+        flagged = [m for m in frame.index if frame.at[m, "never moved"] > 0]
+        note += (
+            " 'never moved' counts episodes whose trajectory did not move at all (every v_t = 0): "
+            "by the reference's definition their tau is 1 and Idx_tau 100, which is no detour "
+            "because there was no path, not efficiency."
+        )
+        if flagged:
+            note += (
+                " Here: "
+                + "; ".join(f"{m} {frame.at[m, 'never moved']} of {int(sizes[m])}" for m in flagged)
+                + " (read their Efficiency and Idx_tau as 'did nothing')."
+            )
+    return ReportTable("table8_indices", "Table 8 - EPM-Q indices (per-model means)", frame, note)
 
 
 def composite_table(

@@ -336,7 +336,10 @@ def _stats(args: argparse.Namespace) -> int:
 def _write(cases: Sequence[Case], out: Path, force: bool) -> None:
     from empa_env.cases.loader import dump_case
 
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # not a folder, no permission, read-only file system, ...
+        raise ValueError(f"--out {out}: cannot create the folder ({exc.strerror or exc})") from None
     targets = [out / f"{c.id}.yaml" for c in cases]
     existing = [str(t) for t in targets if t.exists()]
     if existing and not force:
@@ -346,7 +349,12 @@ def _write(cases: Sequence[Case], out: Path, force: bool) -> None:
     from empa_env.atomic import atomic_write
 
     for case, target in zip(cases, targets, strict=True):
-        atomic_write(target, dump_case(case))  # never a half-written case file
+        try:
+            atomic_write(target, dump_case(case))  # never a half-written case file
+        except OSError as exc:
+            raise ValueError(
+                f"--out {out}: cannot write {target.name} ({exc.strerror or exc})"
+            ) from None
 
 
 def _generate(args: argparse.Namespace) -> int:

@@ -8,7 +8,8 @@ client layer they share (retries, timeouts, per-model concurrency, SQLite cache,
                    llm_options={"api_base": "http://127.0.0.1:8080/v1", "cache_path": "c.sqlite"})
 
 Options: the client's (``api_base``, ``api_key``, ``api_key_env``, ``timeout``, ``max_retries``,
-``backoff_base``, ``backoff_cap``, ``max_concurrency``, ``temperature``, ``max_tokens``, ``seed``,
+``backoff_base``, ``backoff_cap``, ``retry_after_cap``, ``max_concurrency`` (per role; default
+the run's episode concurrency), ``temperature``, ``max_tokens``, ``seed``,
 ``cache_path``, ``price_per_mtok``, ``extra_params``), ``ledger`` (a shared
 :class:`UsageLedger` for the run), ``max_repairs``, and the role's own (e.g. the Director's
 ``function_calling``). Options a role does not take are ignored for that role, so one

@@ -3,8 +3,12 @@
 It owns everything about *calling* a model, so roles only build messages and parse answers:
 
 * retries with exponential backoff and a cap (``min(backoff_cap, backoff_base * 2**k)`` with
-  jitter), a per-call timeout, and a concurrency limit per model (shared by every client in the
-  process that talks to the same model and endpoint);
+  jitter, or the server's ``Retry-After`` when it asks for longer, capped at
+  ``retry_after_cap``), on every call *and* on the preflight call, a per-call timeout, and a
+  concurrency limit per model, endpoint *and role* (shared by every client in the process that
+  plays that role against the same model and endpoint), sized by default from the run's episode
+  concurrency (:func:`default_concurrency`): an episode has at most one call of a role in flight,
+  so the roles never queue behind each other on one shared endpoint;
 * provider errors classified as retryable (timeouts, connection errors, 408/409/429, 5xx) or not
   (authentication, bad request, context window, content policy, not found);
 * the persistent response cache (:mod:`empa_env.llm.cache`): a hit makes no call at all;
@@ -17,6 +21,7 @@ never part of a cache key, a cached payload, ``describe()`` output, or an error 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 import os
@@ -108,6 +113,43 @@ def classify_error(exc: BaseException) -> tuple[str, bool]:
     if name == "APIError" or isinstance(exc, json.JSONDecodeError):
         return "server_error", True  # an unreadable body from the server: transient
     return "other", False
+
+
+def retry_after_s(exc: BaseException) -> float | None:
+    """The delay a provider asked for with ``Retry-After`` (429, 503), in seconds, if any.
+
+    Read from the HTTP response that LiteLLM or the OpenAI SDK attached to the exception (its
+    ``response.headers``, or LiteLLM's ``litellm_response_headers``); both forms of the header are
+    understood: a number of seconds and an HTTP date.
+    """
+    candidates = [
+        getattr(getattr(exc, "response", None), "headers", None),
+        getattr(exc, "litellm_response_headers", None),
+        getattr(exc, "headers", None),
+    ]
+    for headers in candidates:
+        if headers is None:
+            continue
+        try:
+            value = headers.get("retry-after") or headers.get("Retry-After")
+        except Exception:  # noqa: BLE001 - a headers object we cannot read is no header
+            continue
+        if value is None:
+            continue
+        text = str(value).strip()
+        try:
+            seconds = float(text)
+        except ValueError:
+            from email.utils import parsedate_to_datetime
+
+            try:
+                when = parsedate_to_datetime(text)
+            except (TypeError, ValueError):
+                continue
+            seconds = when.timestamp() - time.time()
+        if seconds == seconds:  # not NaN
+            return max(0.0, seconds)
+    return None
 
 
 def _scrub(text: str, secrets: Sequence[str | None]) -> str:
@@ -221,7 +263,12 @@ class ClientConfig:
     max_retries: int = 3
     backoff_base: float = 0.5
     backoff_cap: float = 8.0
-    max_concurrency: int = 16
+    #: The longest ``Retry-After`` a server may impose before a retry (seconds); longer requests
+    #: are cut to this, so one provider's long pause cannot stall a run.
+    retry_after_cap: float = 30.0
+    #: Requests of one role in flight to this model and endpoint at once; ``None``: the run's
+    #: episode concurrency (:func:`default_concurrency`, ``empa bench --concurrency``).
+    max_concurrency: int | None = None
     temperature: float | None = 0.0
     max_tokens: int | None = 1024
     seed: int | None = None
@@ -236,8 +283,12 @@ class ClientConfig:
     def __post_init__(self) -> None:
         if not self.model:
             raise ValueError("model must be a non-empty LiteLLM model name, e.g. 'openai/gpt-4o'")
-        if self.timeout <= 0 or self.max_retries < 0 or self.max_concurrency < 1:
-            raise ValueError("timeout > 0, max_retries >= 0 and max_concurrency >= 1 are required")
+        if self.timeout <= 0 or self.max_retries < 0:
+            raise ValueError("timeout > 0 and max_retries >= 0 are required")
+        if self.max_concurrency is not None and self.max_concurrency < 1:
+            raise ValueError("max_concurrency must be >= 1 (or None: the run's concurrency)")
+        if self.retry_after_cap < 0:
+            raise ValueError("retry_after_cap >= 0 is required")
         if self.max_answer_chars < 1:
             raise ValueError("max_answer_chars must be >= 1")
 
@@ -322,6 +373,31 @@ _LIMITS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.
     weakref.WeakKeyDictionary()
 )
 _LIMITS_LOCK = threading.Lock()
+
+
+#: Requests of one role in flight at once when a client sets no ``max_concurrency``: the
+#: runner sets it to its episode concurrency for the duration of a run.
+DEFAULT_CONCURRENCY = 16
+_CONCURRENCY: contextvars.ContextVar[int] = contextvars.ContextVar(
+    "empa_llm_concurrency", default=DEFAULT_CONCURRENCY
+)
+
+
+def default_concurrency() -> int:
+    """The per-role limit of clients without their own ``max_concurrency`` (in this context)."""
+    return _CONCURRENCY.get()
+
+
+def set_default_concurrency(limit: int) -> contextvars.Token[int]:
+    """Size the per-role limits from the episodes in flight (``empa bench --concurrency``);
+    returns the token to restore the previous value with ``_CONCURRENCY.reset``."""
+    if limit < 1:
+        raise ValueError(f"concurrency must be >= 1, got {limit}")
+    return _CONCURRENCY.set(int(limit))
+
+
+def reset_default_concurrency(token: contextvars.Token[int]) -> None:
+    _CONCURRENCY.reset(token)
 
 
 def model_semaphore(key: str, limit: int) -> asyncio.Semaphore:
@@ -469,12 +545,21 @@ class LLMClient:
     def limit_key(self) -> str:
         return f"{self.config.model}@{self.config.api_base or 'provider'}"
 
-    def backoff(self, attempt: int) -> float:
-        """Delay before retry ``attempt`` (0-based): capped exponential, jittered in [0.5, 1]x."""
+    def concurrency_limit(self) -> int:
+        """Requests of one role in flight at once (the client's own limit, or the run's)."""
+        return self.config.max_concurrency or default_concurrency()
+
+    def backoff(self, attempt: int, retry_after: float | None = None) -> float:
+        """Delay before retry ``attempt`` (0-based): capped exponential, jittered in [0.5, 1]x;
+        at least the server's ``Retry-After`` (``retry_after``), itself capped at
+        ``retry_after_cap``."""
         cfg = self.config
-        return min(cfg.backoff_cap, cfg.backoff_base * (2**attempt)) * (
+        delay = min(cfg.backoff_cap, cfg.backoff_base * (2**attempt)) * (
             0.5 + 0.5 * self._rng.random()
         )
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, cfg.retry_after_cap))
+        return delay
 
     def request_params(
         self,
@@ -536,30 +621,49 @@ class LLMClient:
             self.cache.put(key, completion.payload(), cfg.model, prompt_version)
         return completion
 
-    async def preflight(self) -> None:
+    async def preflight(self, role: str = "preflight") -> None:
         """One short, uncached call: does the model answer at all (key, network, server)?
 
-        Raises :class:`LLMCallError` (no retries) when it does not."""
+        Transient failures (timeouts, connection resets, 429, 5xx) are retried like any call,
+        with backoff and ``Retry-After`` (a provider's passing hiccup must not stop a run); a
+        refused key, an unknown model or a bad request raises :class:`LLMCallError` at once, and
+        so does a failure that outlasts ``max_retries``."""
         cfg = self.config
         params = {"max_tokens": 4, "temperature": 0.0}
         messages = [{"role": "user", "content": "Reply with the word OK."}]
         secret = cfg.resolved_api_key()
         remember_secret(secret)
         _litellm()
-        try:
-            await _capped(self._acompletion(messages, params, secret), _outer_timeout(cfg))
-        except TimeoutError:
-            raise LLMCallError(
-                "timeout", f"{cfg.model} gave no answer within {_outer_timeout(cfg):.0f} s", True, 1
-            ) from None
-        except Exception as exc:  # noqa: BLE001 - classified and reported in one line
+        kind, message, wait_hint = "other", "", None
+        for attempt in range(cfg.max_retries + 1):
+            if attempt:
+                self.ledger._bump(role, retries=1)
+                await asyncio.sleep(self.backoff(attempt - 1, wait_hint))
+            try:
+                await _capped(self._acompletion(messages, params, secret), _outer_timeout(cfg))
+            except TimeoutError:
+                kind, wait_hint = "timeout", None
+                message = f"{cfg.model} gave no answer within {_outer_timeout(cfg):.0f} s"
+                continue
+            except Exception as exc:  # noqa: BLE001 - classified and reported in one line
+                _mark_warm()
+                kind, retryable = classify_error(exc)
+                message = _scrub(f"{type(exc).__name__}: {exc}", [secret])
+                if kind == "auth" and not _AUTH_FAILURE:
+                    _AUTH_FAILURE.append(f"{cfg.model}: {message}")
+                if not retryable:
+                    raise LLMCallError(kind, message, False, attempt + 1) from None
+                wait_hint = retry_after_s(exc)
+                continue
             _mark_warm()
-            kind, retryable = classify_error(exc)
-            message = _scrub(f"{type(exc).__name__}: {exc}", [secret])
-            if kind == "auth" and not _AUTH_FAILURE:
-                _AUTH_FAILURE.append(f"{cfg.model}: {message}")
-            raise LLMCallError(kind, message, retryable, 1) from None
-        _mark_warm()
+            return
+        attempts = cfg.max_retries + 1
+        raise LLMCallError(
+            kind,
+            f"{message} (the same after {attempts} attempt{'s' if attempts > 1 else ''})",
+            True,
+            attempts,
+        )
 
     async def _call_with_retries(
         self, messages: list[dict[str, Any]], params: dict[str, Any], role: str
@@ -567,13 +671,15 @@ class LLMClient:
         cfg = self.config
         secret = cfg.resolved_api_key()
         remember_secret(secret)
-        semaphore = model_semaphore(self.limit_key, cfg.max_concurrency)
+        semaphore = model_semaphore(f"{self.limit_key}/{role}", self.concurrency_limit())
         _litellm()  # import before any timer starts: the first import takes seconds
         last_kind, last_message = "other", ""
+        wait_hint: float | None = None  # the server's Retry-After on the last failure
         for attempt in range(cfg.max_retries + 1):
             if attempt:
                 self.ledger._bump(role, retries=1)
-                await asyncio.sleep(self.backoff(attempt - 1))
+                await asyncio.sleep(self.backoff(attempt - 1, wait_hint))
+                wait_hint = None
             async with semaphore:
                 start = time.perf_counter()
                 self.ledger._bump(role, requests=1)
@@ -599,6 +705,7 @@ class LLMClient:
                         _AUTH_FAILURE.append(f"{cfg.model}: {last_message}")
                     if not retryable:
                         raise LLMCallError(last_kind, last_message, False, attempt + 1) from None
+                    wait_hint = retry_after_s(exc)
                     continue
                 latency = time.perf_counter() - start
                 _mark_warm()

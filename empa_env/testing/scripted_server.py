@@ -4,7 +4,9 @@ It plays the project's LLM roles deterministically from the request content (it 
 role from the first line of our system prompts, ``You are the EMPA <Role>``) and injects faults
 on demand, so the client layer can be tested against a real HTTP server:
 
-* ``http_500``, ``http_503``, ``http_429`` (retryable), ``http_400``, ``http_401`` (fatal),
+* ``http_500``, ``http_503``, ``http_429`` (retryable; with a ``Retry-After`` header when
+  :attr:`ScriptedLLMServer.retry_after` is set), ``http_400``, ``http_401``, ``http_403``,
+  ``http_404`` (fatal: a bad request, a refused key, an unknown model),
 * ``timeout`` (the reply never comes within the client's timeout), ``slow`` (comes late but in
   time), ``drop`` (the connection is closed without a reply), ``garbage`` (a non-JSON HTTP body),
 * ``malformed`` (well-formed HTTP, broken JSON *content*), ``refusal`` (the model declines).
@@ -34,7 +36,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULT_KINDS: tuple[str, ...] = (
-    "http_500", "http_503", "http_429", "http_400", "http_401",
+    "http_500", "http_503", "http_429", "http_400", "http_401", "http_403", "http_404",
     "timeout", "slow", "drop", "garbage", "malformed", "refusal",
     "trickle", "echo_key", "echo_key_error",
 )  # fmt: skip
@@ -72,6 +74,7 @@ class _State:
     reject_tools: bool = False
     hang_seconds: float = 30.0
     slow_seconds: float = 0.3
+    retry_after: float | None = None
     planned: list[_Planned] = field(default_factory=list)
     marker_uses: Counter = field(default_factory=Counter)
     log: list[RequestRecord] = field(default_factory=list)
@@ -370,9 +373,17 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         return
 
-    def _send(self, status: int, payload: Any, raw: bytes | None = None) -> None:
+    def _send(
+        self,
+        status: int,
+        payload: Any,
+        raw: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         data = raw if raw is not None else json.dumps(payload).encode("utf-8")
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -449,8 +460,15 @@ class _Handler(BaseHTTPRequestHandler):
             kind = {
                 429: "rate_limit_error",
                 401: "authentication_error",
+                403: "permission_error",
+                404: "not_found_error",
                 400: "invalid_request_error",
             }
+            extra = (
+                {"Retry-After": f"{state.retry_after:g}"}
+                if state.retry_after is not None and status in (429, 503)
+                else None
+            )
             self._send(
                 status,
                 {
@@ -459,6 +477,7 @@ class _Handler(BaseHTTPRequestHandler):
                         "type": kind.get(status, "server_error"),
                     }
                 },
+                headers=extra,
             )
             return
         if fault == "trickle":  # headers, then one byte every 0.5 s: never a complete answer
@@ -575,6 +594,15 @@ class ScriptedLLMServer:
     @latency.setter
     def latency(self, value: float) -> None:
         self._state.latency = float(value)
+
+    @property
+    def retry_after(self) -> float | None:
+        """Seconds sent as ``Retry-After`` with every scripted 429 and 503 (``None``: no header)."""
+        return self._state.retry_after
+
+    @retry_after.setter
+    def retry_after(self, value: float | None) -> None:
+        self._state.retry_after = None if value is None else float(value)
 
     @property
     def reject_tools(self) -> bool:

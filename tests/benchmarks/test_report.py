@@ -174,7 +174,7 @@ def test_fixture_rows_are_epm_evaluate_of_the_trajectories(run) -> None:
 def test_table8_is_the_per_model_mean_of_each_index(run, report) -> None:
     episodes, _ = run
     t8 = _csv(report, "table8_indices")
-    assert list(t8.columns) == list(LABELS)
+    assert list(t8.columns) == [*LABELS, "never moved"]  # the nine indices, then the flag
     for model in MODELS:
         mine = episodes[episodes["model"] == model]
         for idx, label in zip(NINE, LABELS, strict=True):

@@ -111,6 +111,34 @@ def test_concurrency_is_limited_per_model(server, opts):
     assert peak == 2
 
 
+def test_each_role_has_its_own_limit_sized_from_the_run_concurrency(server, opts):
+    """Two roles on one endpoint do not share slots; without max_concurrency the limit is the
+    run's episode concurrency (set_default_concurrency, as the runner does)."""
+    from empa_env.llm.client import default_concurrency, set_default_concurrency
+
+    server.latency = 0.15
+    client = _client(opts, model="openai/role-limited", timeout=5)
+    assert client.config.max_concurrency is None
+
+    async def many() -> None:
+        set_default_concurrency(3)
+        assert client.concurrency_limit() == 3
+        calls = [
+            client.complete(
+                MSGS + [{"role": "user", "content": f"{role} {i}"}], role=role, prompt_version="p"
+            )
+            for role in ("judger", "actor")
+            for i in range(6)
+        ]
+        await asyncio.gather(*calls)
+
+    asyncio.run(many())
+    assert default_concurrency() == 16  # the setting stayed inside that run's context
+    spans = [(r.started, r.finished) for r in server.requests]
+    peak = max(sum(1 for s, f in spans if s <= t < f) for t, _ in spans)
+    assert peak == 6  # 3 per role, both roles at once (one shared limit would give 3)
+
+
 def test_cache_makes_reruns_free_and_stores_no_key(server, opts, tmp_path):
     path = tmp_path / "cache.sqlite"
     secret = "sk-test-SECRET-0123456789"

