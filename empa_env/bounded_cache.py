@@ -45,9 +45,15 @@ def approx_size(obj: object, depth: int = 0) -> int:
 class BytesLRU(Generic[R]):
     """The cache behind :func:`lru_bytes` (``cache_clear()``, ``cache_info()``, ``nbytes``)."""
 
-    def __init__(self, fn: Callable[..., R], max_bytes: int) -> None:
+    def __init__(
+        self,
+        fn: Callable[..., R],
+        max_bytes: int,
+        weigh: Callable[[tuple[Any, ...], Any], int] | None = None,
+    ) -> None:
         self.fn = fn
         self.max_bytes = max_bytes
+        self.weigh = weigh
         self.nbytes = 0
         self._data: OrderedDict[Any, tuple[R, int]] = OrderedDict()
         self._lock = threading.Lock()
@@ -63,7 +69,9 @@ class BytesLRU(Generic[R]):
                 self.hits += 1
                 return found[0]
         value = self.fn(*args)
-        weight = approx_size(args) + approx_size(value)
+        weight = (
+            self.weigh(args, value) if self.weigh else approx_size(args) + approx_size(value)
+        )
         with self._lock:
             self.misses += 1
             if weight > self.max_bytes // 10 or key in self._data:
@@ -79,10 +87,11 @@ class BytesLRU(Generic[R]):
         return self  # a cache of a pure function: copies share it
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"fn": self.fn, "max_bytes": self.max_bytes}  # sent empty to another process
+        # sent empty to another process
+        return {"fn": self.fn, "max_bytes": self.max_bytes, "weigh": self.weigh}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["fn"], state["max_bytes"])  # type: ignore[misc]
+        self.__init__(state["fn"], state["max_bytes"], state["weigh"])  # type: ignore[misc]
 
     def cache_clear(self) -> None:
         with self._lock:
@@ -97,15 +106,29 @@ class BytesLRU(Generic[R]):
         return len(self._data)
 
 
-def lru_bytes(max_bytes: int) -> Callable[[Callable[..., R]], BytesLRU[R]]:
-    """Decorator: cache ``fn``'s results by its (hashable) arguments within ``max_bytes``."""
+def lru_bytes(
+    max_bytes: int, weigh: Callable[[tuple[Any, ...], Any], int] | None = None
+) -> Callable[[Callable[..., R]], BytesLRU[R]]:
+    """Decorator: cache ``fn``'s results by its (hashable) arguments within ``max_bytes``.
+
+    ``weigh(args, value)`` estimates an entry's bytes (default :func:`approx_size` of both, which
+    walks the objects: give a cheap estimate for caches on a hot path)."""
 
     def wrap(fn: Callable[..., R]) -> BytesLRU[R]:
-        cache = BytesLRU(fn, max_bytes)
+        cache = BytesLRU(fn, max_bytes, weigh)
         wraps(fn)(cache)
         return cache
 
     return wrap
 
 
-__all__ = ["BytesLRU", "approx_size", "lru_bytes"]
+def text_weight(per_char: int = 4, overhead: int = 200) -> Callable[[tuple[Any, ...], Any], int]:
+    """A cheap ``weigh`` for caches keyed by one text whose value grows with it."""
+
+    def weigh(args: tuple[Any, ...], value: Any) -> int:
+        return overhead + per_char * sum(len(a) for a in args if isinstance(a, str | tuple))
+
+    return weigh
+
+
+__all__ = ["BytesLRU", "approx_size", "lru_bytes", "text_weight"]

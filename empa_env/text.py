@@ -31,7 +31,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from empa_env.bounded_cache import lru_bytes
+from empa_env.bounded_cache import lru_bytes, text_weight
 
 #: Letters of other scripts that read as a Latin letter.
 CONFUSABLES: dict[str, str] = {
@@ -97,12 +97,15 @@ class Reading:
 
     original: str
     text: str
-    source: tuple[int, ...]
+    #: ``None`` when the reading form is the original itself (plain text: no offsets to keep).
+    source: tuple[int, ...] | None
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """The original-text span of the reading-form span ``[start, end)``."""
         if not self.text or end <= start:
             return (0, 0)
+        if self.source is None:
+            return (start, min(end, len(self.text)))
         a = self.source[min(start, len(self.source) - 1)]
         b = self.source[min(end, len(self.source)) - 1] + 1
         return (a, b)
@@ -140,8 +143,19 @@ def _fold_word(chars: list[tuple[str, int]], latin_text: bool) -> list[tuple[str
     return chars
 
 
-@lru_bytes(16 << 20)
+#: A symbol or digit touching a letter, or a backtick: ASCII text that may need folding.
+_LETTER_SYMBOLS = re.compile(r"[A-Za-z][0-9@$!`]|[0-9@$`][A-Za-z]")
+
+
+@lru_bytes(16 << 20, text_weight(per_char=12))
 def _reading(text: str) -> Reading:
+    if (
+        text.isascii()
+        and not _LETTER_SYMBOLS.search(text)
+        and not _SPACED_LETTERS.search(text)
+        and not _REPEATS.search(text)
+    ):
+        return Reading(text, text, None)
     # 1-2: per source character, NFKC and drop the invisible ones (offsets kept).
     chars: list[tuple[str, int]] = []
     for i, ch in enumerate(text):

@@ -32,7 +32,7 @@ from typing import Literal
 
 import yaml
 
-from empa_env.bounded_cache import lru_bytes
+from empa_env.bounded_cache import lru_bytes, text_weight
 from empa_env.roles.views import Message
 from empa_env.text import read, reading_form, sentence_spans
 
@@ -288,7 +288,7 @@ def tokens(text: str) -> list[str]:
     return list(_tokens(text))
 
 
-@lru_bytes(16 << 20)
+@lru_bytes(16 << 20, text_weight(per_char=30))
 def _tokens(text: str) -> tuple[str, ...]:
     return tuple(TOKEN_RE.findall(normalise(text).lower()))
 
@@ -754,8 +754,8 @@ class ReplyGuards:
         self.data = load_guard_data()
         self.version = f"guards-v{GUARDS_VERSION}.{self.data.version}"
         # Bounded in bytes, not entries: unique long replies must not grow the process.
-        self._facts = lru_bytes(32 << 20)(self._reply_facts)
-        self._fluent = lru_bytes(8 << 20)(self._sentence_fluent)
+        self._facts = lru_bytes(32 << 20, text_weight(per_char=120))(self._reply_facts)
+        self._fluent = lru_bytes(8 << 20, text_weight(per_char=2))(self._sentence_fluent)
 
     def warm_up(self) -> None:
         """Build the fluency model now (it is otherwise built at the first English reply)."""

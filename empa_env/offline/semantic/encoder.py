@@ -36,7 +36,6 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from empa_env.bounded_cache import approx_size
 
 Span = tuple[int, int]
 
@@ -354,6 +353,13 @@ class E5Encoder(_LoadedModel):
         return rows[0], rows[1:]
 
 
+def _weight(key: object, value: object) -> int:
+    """Bytes of one cache entry: the key's text and the vectors (cheap, no object walk)."""
+    text = key if isinstance(key, str) else str(key[1]) if isinstance(key, tuple) else ""
+    arrays = value if isinstance(value, tuple) else (value,)
+    return 100 + 2 * len(text) + sum(int(getattr(a, "nbytes", 0)) for a in arrays)
+
+
 class CachedEncoder:
     """An :class:`Encoder` with a bounded LRU cache of embeddings keyed by text.
 
@@ -387,14 +393,14 @@ class CachedEncoder:
 
     def _put(self, key: object, value: object) -> None:
         self.misses += 1
-        weight = approx_size(key) + approx_size(value)
+        weight = _weight(key, value)
         if weight > self.max_bytes // 10 or key in self._rows:
             return
         self._rows[key] = value
         self.nbytes += weight
         while len(self._rows) > self.maxsize or self.nbytes > self.max_bytes:
             old_key, old = self._rows.popitem(last=False)
-            self.nbytes -= approx_size(old_key) + approx_size(old)
+            self.nbytes -= _weight(old_key, old)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from empa_env.bounded_cache import lru_bytes
+from empa_env.bounded_cache import lru_bytes, text_weight
 from empa_env.languages import language
 from empa_env.offline.semantic.encoder import Encoder
 from empa_env.offline.semantic.heads import file_digest
@@ -79,7 +79,7 @@ def _stem(word: str) -> str:
     return word[:6]
 
 
-@lru_bytes(8 << 20)
+@lru_bytes(8 << 20, text_weight(per_char=12))
 def content_stems(text: str) -> tuple[str, ...]:
     """Stems of the content words of ``text`` (its reading form; stopwords and words shorter than
     three letters left out)."""
@@ -210,7 +210,7 @@ class GroundingModel:
             )
         self.encoder = encoder
         # the same (conversation, reply) is read again on later turns (the replies before it)
-        self._read = lru_bytes(16 << 20)(self._read_uncached)
+        self._read = lru_bytes(16 << 20, text_weight(per_char=2, overhead=800))(self._read_uncached)
 
     @cached_property
     def sha256(self) -> str:
