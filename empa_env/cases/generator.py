@@ -44,6 +44,7 @@ from empa_env.cases.components import (
     load_library,
     render,
 )
+from empa_env.cases.facts import draft_facts
 from empa_env.cases.schema import AXIS_TO_ASPECT, DOMAINS, STANCES, Case
 from epm.rubric import AXES, IEDR_INDICATORS, IEDR_SCORES, POOL_NORM_MEAN, POOL_NORM_SD
 
@@ -510,6 +511,11 @@ class ProceduralGenerator:
             },
             "source": "generated",
         }
+        cast_people = {
+            cast[role]: (cast.get(f"{role}_word") or role.rstrip("0123456789"))
+            for role in situation.cast
+        }
+        data["facts"] = [f.model_dump(mode="json") for f in draft_facts(data, cast_people)]
         state.used_combos.add((person.full_name, situation.id))
         state.used_names.add(person.full_name)
         state.situation_use[situation.id] += 1
