@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from statistics import NormalDist
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -433,7 +433,7 @@ class ProceduralGenerator:
         agency = r(_pick(rng, lib.framing.agency[levels["P.1"]]), "agency")
         hidden = list(dict.fromkeys([*situation.hidden_emotions, *pattern.hidden_emotions[:2]]))
 
-        data = {
+        data: dict[str, Any] = {
             "id": case_id,
             "language": "en",
             "domain": situation.domain,

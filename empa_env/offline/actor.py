@@ -17,9 +17,12 @@ Deterministic per seed (and per reply).
 from __future__ import annotations
 
 import random
+import re
 import zlib
+from collections import Counter
+from functools import lru_cache
 
-from empa_env.cases.facts import salient_words, stems
+from empa_env.cases.facts import GENERIC_WORDS, stems
 from empa_env.cases.schema import Fact
 from empa_env.languages import language
 from empa_env.offline.user.listening import Heard, hear, vocabulary_of
@@ -59,18 +62,79 @@ def refuse_unsupported_language(role: str, case_id: str, language: str) -> None:
         )
 
 
+_PHRASE = re.compile(r"\b(the|my|our)\s+([a-z][a-z-]{2,})\b")
+_NOT_TOPIC = GENERIC_WORDS | frozenset(
+    [
+        "young",
+        "whole",
+        "same",
+        "other",
+        "own",
+        "real",
+        "wrong",
+        "only",
+        "next",
+        "last",
+        "first",
+        "little",
+        "big",
+        "old",
+        "new",
+        "best",
+        "worst",
+        "most",
+        "least",
+        "same",
+        "own",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "twenty",
+        "way",
+        "end",
+        "rest",
+        "point",
+        "problem",
+        "moment",
+        "morning",
+        "evening",
+        "night",
+        "week",
+        "weekend",
+        "day",
+        "year",
+        "time",
+        "thing",
+    ]
+)
+
+
+@lru_cache(maxsize=256)
+def _topic_phrases(lines: tuple[str, ...]) -> tuple[str, ...]:
+    """Noun phrases ("my bank", "the rent") the user's own lines keep using, most used first."""
+    en = language("en")
+    found: Counter[str] = Counter()
+    for line in lines:
+        for det, noun in _PHRASE.findall(line.lower()):
+            if noun in _NOT_TOPIC or noun in en.stopwords or noun.endswith(("ly", "ed", "ing")):
+                continue
+            found[f"{det} {noun}"] += 1
+    return tuple(p for p, _ in found.most_common(8))
+
+
 def _topics(persona: ActorPersona, facts: tuple[Fact, ...]) -> list[str]:
-    """What the user's trouble is about, as short phrases ("the app", "the rent"): the opening
-    topic's main word first, then the subjects of the facts the user can tell."""
-    words = salient_words(persona.profile.opening_topic, limit=3)
-    out = ["the " + words[0]] if words else []
-    for fact in facts:
-        head = fact.about[0] if fact.about else ""
-        if fact.kind != "person" and len(head) >= 4 and head.isalpha() and head not in words:
-            phrase = "the " + head
-            if phrase not in out:
-                out.append(phrase)
-    return out[:8] or ["this"]
+    """What the user's trouble is about, as short phrases in their own words ("my bank", "the
+    rent"): the noun phrases of their opening lines, details and the facts they can tell."""
+    voice = persona.voice
+    lines = (*voice.openings, *voice.details, *(f.answer for f in facts))
+    return list(_topic_phrases(lines)) or ["all this"]
 
 
 def _person(facts: tuple[Fact, ...]) -> str:
@@ -198,9 +262,11 @@ class OfflineActor(Actor):
             subject = fact.about[0]
             if speech.fresh(fact.answer):
                 speech.add(fact.answer)
-            elif subject in q.words or subject in q.names:
-                pool = t["answer_again"]
-                speech.add(speech.pick(pool, {**slots, "about": subject.capitalize()}))
+            elif q.kind in ("who", "duration", "place", "said", "tried") and (
+                subject in q.words or subject in q.names
+            ):  # asked again, by name, for the same thing: say so
+                shown = subject.capitalize() if fact.kind == "person" else "the " + subject
+                speech.add(speech.pick(t["answer_again"], {**slots, "about": shown}))
             else:  # already told, and not asked by name: take it as an invitation to go on
                 open_question = True
         elif heard.deflected:
@@ -213,9 +279,9 @@ class OfflineActor(Actor):
             speech.add(speech.pick(pool, {**slots, "about": about}))
         elif heard.unknown:
             speech.add(speech.pick(t["unknown"], {**slots, "word": heard.unknown[0][1]}))
-            fact = heard.correction
-            if fact is not None and speech.length < WHOLE_MESSAGE and speech.fresh(_short(fact)):
-                speech.add(_short(fact))
+            true = heard.correction
+            if true is not None and speech.length < WHOLE_MESSAGE and speech.fresh(_short(true)):
+                speech.add(_short(true))
         if open_question and not speech.parts:
             if release:
                 speech.add(release)
@@ -226,12 +292,12 @@ class OfflineActor(Actor):
                     or speech.first([f.answer for f in guidance.facts + persona.facts])
                 )
         if r.summary and heard.summary_wrong:
-            fact = heard.correction
+            true = heard.correction
             line = speech.pick(
                 t["correct"],
-                {**slots, "word": heard.summary_wrong, "fact": _short(fact) if fact else ""},
+                {**slots, "word": heard.summary_wrong, "fact": _short(true) if true else ""},
             )
-            speech.add(line or (_short(fact) if fact and speech.fresh(_short(fact)) else None))
+            speech.add(line or (_short(true) if true and speech.fresh(_short(true)) else None))
         elif r.summary and heard.summary_right and speech.length < WHOLE_MESSAGE:
             speech.add(speech.pick(t["confirm"], {**slots, "echo": heard.echo}))
         if r.suggestion and speech.length < WHOLE_MESSAGE:
@@ -240,8 +306,7 @@ class OfflineActor(Actor):
                     speech.pick(t["suggestion_tried"], {**slots, "fact": _short(heard.tried)})
                 )
             elif stance == "opening_up" or (guidance.rapport or 0.0) >= 0.45:
-                about = heard.words and next(iter(sorted(heard.words)), "") or ""
-                speech.add(speech.pick(t["suggestion_accept"], {**slots, "about": about}))
+                speech.add(speech.pick(t["suggestion_accept"], slots))
             else:
                 speech.add(speech.pick(t["suggestion_reject"], slots))
         if heard.off_topic and not speech.parts:

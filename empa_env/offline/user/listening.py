@@ -127,14 +127,14 @@ def hear(
     for q in reading.questions:
         q_stems = set(stems(q.words)) | set(stems(q.names))
         # ties: the more specific fact (fewer subject words), then the earlier one
-        best_known = max(
+        ranked = max(
             (
                 (_score(q_stems, q.kind, f.about, f.kind), -len(f.about), -i)
                 for i, f in enumerate(known)
             ),
             default=(0, 0, 1),
         )
-        best_known = (best_known[0], -best_known[2])
+        best_known = (ranked[0], -ranked[2])
         best_hidden = max(
             (
                 (_score(q_stems, q.kind, about, hidden_kinds[i] if hidden_kinds else ""), i)
@@ -172,11 +172,11 @@ def hear(
         summary_wrong = _unknown_claim(s_words, s_names, vocabulary)
         if summary_wrong:
             s_stems = set(stems(s_words))
-            ranked = sorted(
+            by_overlap = sorted(
                 known,
                 key=lambda f: -len(s_stems & _fact_stems(f.about)) if f.kind != "person" else 1,
             )
-            correction = ranked[0] if ranked else None
+            correction = by_overlap[0] if by_overlap else None
         else:
             shared = [w for w in s_words if next(iter(stems([w]))) in vocabulary]
             summary_right = len(shared) >= 1
