@@ -223,9 +223,9 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
     told: dict[str, int] = {}
     scores: dict[str, list[float]] = {}
     outcomes: dict[str, Counter[str]] = {}
-    actor_cpu = step_cpu = 0.0
-    actor = env.roles.actor
-    original = actor.respond
+    actor_cpu = director_cpu = step_cpu = 0.0
+    actor, director = env.roles.actor, env.roles.director
+    original, original_direct = actor.respond, director.direct
 
     def timed(view):  # noqa: ANN001, ANN202
         nonlocal actor_cpu
@@ -235,7 +235,16 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
         finally:
             actor_cpu += time.process_time() - t0
 
+    def timed_direct(view):  # noqa: ANN001, ANN202
+        nonlocal director_cpu
+        t0 = time.process_time()
+        try:
+            return original_direct(view)
+        finally:
+            director_cpu += time.process_time() - t0
+
     actor.respond = timed  # type: ignore[method-assign]
+    director.direct = timed_direct  # type: ignore[method-assign]
 
     def contempt_every_third(messages):  # noqa: ANN001, ANN202
         n = sum(1 for m in messages if m["role"] == "assistant")
@@ -272,6 +281,7 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
                         left_turns.append(info["turn"])
                     break
     actor.respond = original  # type: ignore[method-assign]
+    director.direct = original_direct  # type: ignore[method-assign]
     for name in policies:
         print(
             f"{name:>22}: told {told[name]:3d} stages+memories, EPM-Index "
@@ -293,7 +303,8 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
     )
     print(
         f"actor share of a step's CPU: {actor_cpu:.2f} s of {step_cpu:.2f} s = "
-        f"{actor_cpu / step_cpu:.1%} (goal < 20%)"
+        f"{actor_cpu / step_cpu:.1%} (goal < 20%); the Director (it replays the user's state): "
+        f"{director_cpu:.2f} s = {director_cpu / step_cpu:.1%}"
     )
 
 

@@ -22,7 +22,7 @@ import zlib
 from collections import Counter
 from functools import lru_cache
 
-from empa_env.cases.facts import GENERIC_WORDS, stems
+from empa_env.cases.facts import GENERIC_WORDS, RELATIONS, stems
 from empa_env.cases.schema import Fact
 from empa_env.languages import language
 from empa_env.offline.user.listening import Heard, hear, vocabulary_of
@@ -135,6 +135,25 @@ def _topics(persona: ActorPersona, facts: tuple[Fact, ...]) -> list[str]:
     voice = persona.voice
     lines = (*voice.openings, *voice.details, *(f.answer for f in facts))
     return list(_topic_phrases(lines)) or ["all this"]
+
+
+@lru_cache(maxsize=256)
+def _names_in(texts: tuple[str, ...]) -> frozenset[str]:
+    """Lower-cased words the user's material writes capitalised inside a sentence (names)."""
+    return frozenset(
+        m.group(1).lower() for t in texts for m in re.finditer(r"(?<=[a-z,] )([A-Z][a-z]+)", t)
+    )
+
+
+def _thing(word: str, persona: ActorPersona) -> str:
+    """How the user names ``word`` in a sentence: "my dad", "Diane", "the dog"."""
+    voice = persona.voice
+    names = _names_in((*voice.details, *voice.openings, persona.experience.current_situation))
+    if word in names:
+        return word.capitalize()
+    if word in RELATIONS:
+        return "my " + word
+    return "the " + word
 
 
 def _person(facts: tuple[Fact, ...]) -> str:
@@ -273,15 +292,18 @@ class OfflineActor(Actor):
             q, index = heard.deflected[0]
             withheld = guidance.withheld[index]
             named = stems([*q.words, *q.names])
-            about = next((w for w in withheld if stems([w]) & named), withheld[0])
+            about = _thing(next((w for w in withheld if stems([w]) & named), withheld[0]), persona)
             trusting = (guidance.rapport or 0.0) >= 0.3
             pool = t["deflect_partial"] + t["deflect"] if trusting else t["deflect"]
             speech.add(speech.pick(pool, {**slots, "about": about}))
         elif heard.unknown:
-            speech.add(speech.pick(t["unknown"], {**slots, "word": heard.unknown[0][1]}))
-            true = heard.correction
-            if true is not None and speech.length < WHOLE_MESSAGE and speech.fresh(_short(true)):
-                speech.add(_short(true))
+            word = heard.unknown[0][1]
+            speech.add(
+                speech.pick(t["unknown"], {**slots, "word": word, "thing": _thing(word, persona)})
+            )
+            truth = self._truth(speech, heard, persona)
+            if truth and speech.length < WHOLE_MESSAGE:
+                speech.add(truth)
         if open_question and not speech.parts:
             if release:
                 speech.add(release)
@@ -292,12 +314,17 @@ class OfflineActor(Actor):
                     or speech.first([f.answer for f in guidance.facts + persona.facts])
                 )
         if r.summary and heard.summary_wrong:
-            true = heard.correction
+            truth = self._truth(speech, heard, persona)
             line = speech.pick(
                 t["correct"],
-                {**slots, "word": heard.summary_wrong, "fact": _short(true) if true else ""},
+                {
+                    **slots,
+                    "word": heard.summary_wrong,
+                    "thing": _thing(heard.summary_wrong, persona),
+                    "fact": truth or "",
+                },
             )
-            speech.add(line or (_short(true) if true and speech.fresh(_short(true)) else None))
+            speech.add(line or truth)
         elif r.summary and heard.summary_right and speech.length < WHOLE_MESSAGE:
             speech.add(speech.pick(t["confirm"], {**slots, "echo": heard.echo}))
         if r.suggestion and speech.length < WHOLE_MESSAGE:
@@ -342,6 +369,21 @@ class OfflineActor(Actor):
         rate = DETAIL_RATE[reaction_stance] + (0.3 if bare and reaction_stance != "hurt" else 0.0)
         if speech.length < WHOLE_MESSAGE and (reaction is None or speech.rng.random() < rate):
             speech.add(speech.pick(persona.voice.details))
+
+    @staticmethod
+    def _truth(speech: Speech, heard: Heard, persona: ActorPersona) -> str | None:
+        """What it is really about, briefly: an opening not yet said, else the closest fact."""
+        for opening in persona.voice.openings:
+            first = speech.lang.sentences(opening)[:1]
+            if not first or opening in speech.spoken_texts:
+                continue
+            line = opening if re.search(r"\b\w\.$", first[0]) else first[0]  # "six a.m."
+            if speech.fresh(line):
+                return line
+        fact = heard.correction
+        if fact is not None and speech.fresh(_short(fact)):
+            return _short(fact)
+        return None
 
     @staticmethod
     def _release_line(speech: Speech, guidance: ActorGuidance) -> str | None:

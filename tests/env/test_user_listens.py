@@ -83,8 +83,11 @@ def test_a_wrong_summary_is_corrected_with_a_true_fact(env):
     started(env, warm=2)
     obs, *_ = answer(env, "So basically you're sad because your horse died?")
     assert "horse" in obs.lower() or obs.lower().startswith(("no", "that's not", "not")), obs
-    true_facts = [f.answer.split(".")[0] for f in SUITE["empa30-001"].facts]
-    assert any(t in obs for t in true_facts), obs
+    case = SUITE["empa30-001"]
+    truths = [f.answer.split(".")[0] for f in case.facts] + [
+        o.split(".")[0] for o in case.voice.openings
+    ]
+    assert any(t in obs for t in truths), obs
 
 
 def test_a_true_summary_is_confirmed_not_corrected(env):
@@ -222,3 +225,11 @@ def test_no_sentence_twice_in_a_long_episode_and_seeded():
         sentences = [s.lower() for m in runs[0] for s in en.sentences(m)]
         repeated = len(sentences) - len(set(sentences))
         assert repeated <= 0.1 * len(runs[0]), repeated
+
+
+def test_the_report_spells_the_new_endings():
+    from benchmarks.report.tables import STATUS_ORDER, outcome_label, status_label
+
+    for outcome, label in (("user_left", "user left"), ("policy_left", "policy left")):
+        assert outcome_label(outcome) == label
+        assert status_label(outcome, None, None) == label and label in STATUS_ORDER

@@ -59,6 +59,7 @@ class Speech:
     def __init__(self, lang: Language, said: Iterable[str], rng: random.Random) -> None:
         self.lang = lang
         self.rng = rng
+        self.spoken_texts = tuple(said)
         self.spoken = {_norm(s) for text in said for s in lang.sentences(text)}
         self.parts: list[str] = []
 
