@@ -79,25 +79,41 @@ def _thing(text: str) -> tuple[str, bool]:
 
 
 class AsksAndUsesPolicy(StatelessPolicy):
-    """Asks about the person and builds the next question on their answer."""
+    """Asks about the person and builds the next question on their answer.
+
+    Each question names the person or thing the user's last message brought up; the templates are
+    built differently (no sentence skeleton twice within fourteen turns), so the policy is judged
+    on listening rather than voided as a repeated template."""
 
     name = "asks_and_uses"
 
     ABOUT_NAME = (
-        "You mentioned {x}. What did {x} say when it happened?",
-        "So {x} is part of this. How long have you known {x}?",
-        "{x} keeps coming up. What does {x} mean to you?",
-        "You brought up {x}. How did {x} react?",
-        "And {x}: where does {x} stand in all of this?",
-        "You said {x} was there. What would you want {x} to understand?",
+        "What did {x} say?",
+        "How long have you known {x}?",
+        "And {x}, how did {x_obj} react to all this?",
+        "What would you want {x} to understand?",
+        "When did you last really talk with {x}?",
+        "Does {x} know how much this weighs on you?",
+        "Where does {x} fit in all this, for you?",
+        "I'd like to hear about {x}. What happened between you?",
+        "How did things with {x} begin?",
+        "Is {x} someone you can lean on right now?",
     )
     ABOUT_THING = (
-        "You mentioned {x}. How long has that been going on?",
-        "So it comes back to {x}. What happened with it?",
-        "{X} stays with you, I think. What was the hardest part of it?",
-        "You named {x}. Who else knows about it?",
-        "About {x}: what did people around you say?",
-        "{X} sounds important. What does it mean to you?",
+        "How long has {x} been part of this?",
+        "When you think about {x}, what comes up first?",
+        "What did the people around you say about {x}?",
+        "I'd like to hear more about {x}. What happened there?",
+        "Was {x} something you saw coming?",
+        "How does {x} sit with you tonight?",
+        "Who else knows about {x}?",
+        "If {x} could change, what would you want to be different?",
+        "Where were you when it happened, with {x}?",
+        "Is {x} the hardest part, or is there more underneath?",
+        "What did {x} mean to you, back then?",
+        "Of everything around {x}, what weighs on you most?",
+        "Tell me about {x}: what matters most in it?",
+        "What would help you most with {x} right now?",
     )
     OPENING = "What happened? Tell me about it, if you like."
 
@@ -105,18 +121,22 @@ class AsksAndUsesPolicy(StatelessPolicy):
         users = _user_texts(messages)
         if not users:
             return self.OPENING
-        x, is_name = _thing(users[-1])
-        if x == "that":
-            return "I'm listening. What happened next?"
+        x, is_name = "that", False
+        for text in reversed(users[-3:]):  # the newest thing the user named
+            x, is_name = _thing(text)
+            if x != "that":
+                break
         pool = self.ABOUT_NAME if is_name else self.ABOUT_THING
         n = _turn(messages)
-        previous = {m["content"] for m in messages if m["role"] == "assistant"}
+        previous = [m["content"] for m in messages if m["role"] == "assistant"][-14:]
         for i in range(len(pool)):
             template = pool[(n + i) % len(pool)]
-            text = template.replace("{x}", x).replace("{X}", x[:1].upper() + x[1:])
-            if text not in previous:
-                return text
-        return f"You said something about {x}. Tell me more?"
+            head = template.split("{x}")[0]
+            if any(p.startswith(head) and head for p in previous):
+                continue  # this skeleton was used lately
+            text = template.replace("{x_obj}", "they").replace("{x}", x)
+            return text[:1].upper() + text[1:]
+        return f"What else is there about {x}, do you think?"
 
 
 class AsksAndIgnoresPolicy(StatelessPolicy):
