@@ -137,6 +137,27 @@ def _topics(persona: ActorPersona, facts: tuple[Fact, ...]) -> list[str]:
     return list(_topic_phrases(lines)) or ["all this"]
 
 
+_PERSONA_VOCABULARY: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def _persona_vocabulary(persona: ActorPersona) -> frozenset[str]:
+    """Stems of the persona material's words, computed once per case."""
+    key = (persona.case_id, persona.scenario_trigger)
+    found = _PERSONA_VOCABULARY.get(key)
+    if found is None:
+        if len(_PERSONA_VOCABULARY) > 4096:
+            _PERSONA_VOCABULARY.clear()
+        found = _PERSONA_VOCABULARY[key] = vocabulary_of(
+            (
+                persona.profile.model_dump_json(),
+                persona.experience.model_dump_json(),
+                persona.voice.model_dump_json(),
+                persona.scenario_trigger,
+            )
+        )
+    return found
+
+
 @lru_cache(maxsize=256)
 def _names_in(texts: tuple[str, ...]) -> frozenset[str]:
     """Lower-cased words the user's material writes capitalised inside a sentence (names)."""
@@ -194,12 +215,8 @@ class OfflineActor(Actor):
         rng = random.Random(zlib.crc32(key) ^ (view.seed * 1_000_003 + view.turn))
         speech = Speech(lang, said, rng)
         known = persona.facts + guidance.facts
-        vocab = vocabulary_of(
+        vocab = _persona_vocabulary(persona) | vocabulary_of(
             (
-                persona.profile.model_dump_json(),
-                persona.experience.model_dump_json(),
-                persona.voice.model_dump_json(),
-                persona.scenario_trigger,
                 *(f.answer + " " + " ".join(f.about) for f in known),
                 *(" ".join(about) for about in guidance.withheld),
             )

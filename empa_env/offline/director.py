@@ -253,7 +253,8 @@ class OfflineDirector(Director):
         heard = state.last
         if not left or heard is None or not view.released_stages:
             return None
-        if state.rapport < MEMORY_RAPPORT + (0.1 if view.case.empathy_threshold == "high" else 0):
+        need = MEMORY_RAPPORT + (0.1 if view.case.empathy_threshold == "high" else 0.0)
+        if state.rapport < need:
             return None
         words = set(heard.reading.words)
         asked = bool(heard.reading.questions) or heard.summary_right
@@ -262,6 +263,6 @@ class OfflineDirector(Director):
                 return period
         if asked and words & PAST_CUES:
             return left[0]
-        if state.rapport >= 0.7 and heard.follows_up and heard.invited:
+        if state.rapport >= need + 0.1 and heard.invited:  # more trust: an invitation is enough
             return left[0]
         return None

@@ -36,6 +36,14 @@ def _norm(sentence: str) -> str:
     return re.sub(r"[^\w ]+", "", sentence.lower()).strip()
 
 
+@lru_cache(maxsize=65536)
+def _norms(text: str, code: str) -> frozenset[str]:
+    """The normalised sentences of one message (cached: every turn re-reads the history)."""
+    from empa_env.languages import language
+
+    return frozenset(_norm(s) for s in language(code).sentences(text))
+
+
 def fill(template: str, slots: dict[str, str]) -> str | None:
     """``template`` with its slots filled (``{About}``: capitalised); None if a slot is empty."""
 
@@ -60,12 +68,12 @@ class Speech:
         self.lang = lang
         self.rng = rng
         self.spoken_texts = tuple(said)
-        self.spoken = {_norm(s) for text in said for s in lang.sentences(text)}
+        self.spoken: set[str] = set().union(*(_norms(text, lang.code) for text in said))
         self.parts: list[str] = []
 
     def fresh(self, line: str) -> bool:
         """Whether no sentence of ``line`` was said before (in the episode or this message)."""
-        now = {_norm(s) for part in self.parts for s in self.lang.sentences(part)}
+        now: set[str] = set().union(*(_norms(part, self.lang.code) for part in self.parts))
         return all(
             (n := _norm(s)) and n not in self.spoken and n not in now
             for s in self.lang.sentences(line)

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from empa_env.cases.schema import Case
+from empa_env.cases.schema import Case, Fact
 from empa_env.offline.user.listening import Heard, hear, vocabulary_of
 from empa_env.offline.user.reading import read_reply
 from empa_env.roles.views import Message
@@ -32,7 +33,7 @@ PATIENCE: dict[str, float] = {"high": 2.2, "medium": 2.6, "low": 3.0}
 #: Rapport a plot stage needs before the user tells it (stage 0..3), raised for a guarded user.
 STAGE_RAPPORT: tuple[float, ...] = (0.2, 0.32, 0.44, 0.56)
 THRESHOLD_SHIFT: dict[str, float] = {"high": 0.08, "medium": 0.0, "low": -0.06}
-MEMORY_RAPPORT = 0.4
+MEMORY_RAPPORT = 0.3
 #: Patience one contempt costs, and one dismissal (in a reply without contempt).
 CONTEMPT_COST = 1.0
 DISMISSAL_COST = 0.4
@@ -63,8 +64,26 @@ def stage_rapport(case: Case, stage: int) -> float:
     )
 
 
+def _case_key(case: Case) -> tuple[str, str, int, int]:
+    return (case.id, case.persona.name, len(case.facts), hash(case.scenario_trigger))
+
+
+_VOCABULARIES: dict[tuple[str, str, int, int], frozenset[str]] = {}
+
+
 def case_vocabulary(case: Case) -> frozenset[str]:
-    """Stems of every word of the user's own material (what a true summary can draw on)."""
+    """Stems of every word of the user's own material (what a true summary can draw on);
+    computed once per case."""
+    key = _case_key(case)
+    found = _VOCABULARIES.get(key)
+    if found is None:
+        if len(_VOCABULARIES) > 4096:
+            _VOCABULARIES.clear()
+        found = _VOCABULARIES[key] = _vocabulary(case)
+    return found
+
+
+def _vocabulary(case: Case) -> frozenset[str]:
     texts = (
         case.persona.model_dump_json(),
         case.profile.model_dump_json(),
@@ -104,6 +123,16 @@ def gain(heard: Heard, delta_e: float, rapport: float) -> float:
     return g
 
 
+_KNOWN: dict[tuple[str, str, int, int], tuple[tuple[Fact, ...], frozenset[str]]] = {}
+
+
+@lru_cache(maxsize=65536)
+def _heard(key: tuple[str, str, int, int], reply: str, previous_user: str, code: str) -> Heard:
+    """How one past reply was heard (the replay reads each reply once, not once per turn)."""
+    known, vocab = _KNOWN[key]
+    return hear(read_reply(reply, code), known, (), vocab, previous_user)
+
+
 def fold_state(
     case: Case, history: Sequence[Message], delta_e: Sequence[float], code: str = "en"
 ) -> UserState:
@@ -117,14 +146,16 @@ def fold_state(
     turn = 0
     previous_user = ""
     released_by_now = {f.stage for f in case.facts if f.stage is None}
+    known = tuple(f for f in case.facts if f.stage in released_by_now or f.stage is None)
+    key = _case_key(case)
+    _KNOWN[key] = (known, vocab)
     for message in history:
         if message.role == "user":
             previous_user = message.content
             continue
         d_e = delta_e[turn] if turn < len(delta_e) else 0.0
         turn += 1
-        known = [f for f in case.facts if f.stage in released_by_now or f.stage is None]
-        heard = hear(read_reply(message.content, code), known, (), vocab, previous_user)
+        heard = _heard(key, message.content, previous_user, code)
         r = heard.reading
         rapport = max(-1.0, min(1.0, DECAY * rapport + gain(heard, d_e, rapport)))
         hurt *= HURT_DECAY
