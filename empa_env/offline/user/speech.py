@@ -73,11 +73,10 @@ class Speech:
 
     def fresh(self, line: str) -> bool:
         """Whether no sentence of ``line`` was said before (in the episode or this message)."""
-        now: set[str] = set().union(*(_norms(part, self.lang.code) for part in self.parts))
-        return all(
-            (n := _norm(s)) and n not in self.spoken and n not in now
-            for s in self.lang.sentences(line)
-        )
+        norms = _norms(line, self.lang.code)
+        if not norms or "" in norms or norms & self.spoken:
+            return False
+        return not any(norms & _norms(part, self.lang.code) for part in self.parts)
 
     def pick(self, pool: Sequence[str], slots: dict[str, str] | None = None) -> str | None:
         """A fresh line from ``pool`` (filled with ``slots``), in seeded order; None if none is."""
