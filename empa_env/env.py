@@ -120,7 +120,8 @@ class EMPAEnv(gym.Env[str, str]):
     ## Episode end
     Terminated on success (geometric or positional victory with enough effective energy),
     failure (collapse, or stagnation with regression) or the Director's ``end_conversation``, none
-    before ``min_turns`` (12); truncated at ``max_turns`` (45) or when the Actor fails. The final
+    before ``min_turns`` (12); at any turn when the user leaves (``user_left``: mistreated until
+    their patience ran out) or takes the policy's goodbye (``policy_left``); truncated at ``max_turns`` (45) or when the Actor fails. The final
     ``info["epm"]`` holds the episode's metrics, EPM-Q indices and EPM-Index.
 
     ## Info
@@ -370,6 +371,10 @@ class EMPAEnv(gym.Env[str, str]):
                 user_message = str(said)
                 fallback = str(getattr(said, "fallback", "") or "")
                 ep.history.append(Message("user", user_message))
+                ends = str(getattr(said, "ends", "") or "")
+                if ends:  # the user left, or took the policy's goodbye: the episode ends here
+                    ep.tracker.end_by_actor(ends)  # type: ignore[arg-type]
+                    status = ep.tracker.status
 
         record = TurnRecord(
             turn=turn,
@@ -390,7 +395,9 @@ class EMPAEnv(gym.Env[str, str]):
         )
         traj = ep.trajectory
         traj.turns.append(record)
-        terminated = status.outcome in ("success", "failure", "director_end")
+        terminated = status.outcome in (
+            "success", "failure", "director_end", "user_left", "policy_left"
+        )  # fmt: skip
         truncated = status.outcome == "truncated" or aborted is not None
         if aborted is not None:
             traj.meta["aborted"] = f"actor failed at turn {turn}: {aborted}"
@@ -469,6 +476,7 @@ class EMPAEnv(gym.Env[str, str]):
             last_levels=dict(ep.last_levels),
             stage_release_turns=tuple(ep.plot.stage_release_turns),
             min_turns=self.config.ending.min_turns,
+            delta_E_history=tuple(float(x) for x in t.delta_E),
         )
 
     def _apply_director(self, ep: _Episode, directed: Any, turn: int) -> DirectorAction:

@@ -50,7 +50,8 @@ class StepInfo(TypedDict):
     distance: float
     E_total: float
     director: DirectorInfo
-    #: ``ongoing``, ``success``, ``failure``, ``director_end`` or ``truncated``.
+    #: ``ongoing``, ``success``, ``failure``, ``director_end``, ``user_left`` (the user
+    #: left), ``policy_left`` (the policy said goodbye) or ``truncated``.
     status: str
     victory_type: str
     failure_reason: str

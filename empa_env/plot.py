@@ -37,6 +37,13 @@ from empa_env.roles.views import (
 STAGE_TOOLS: tuple[str, ...] = ("select_and_reveal_fragment", "introduce_turning_point")
 
 
+def _number(value: Any) -> float | None:
+    """A float from a tool argument, or None when absent or not a number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
 def violation(rules: PlotRules, tool: str, args: Mapping[str, Any]) -> str | None:
     """Why ``tool(args)`` breaks the plot's rules now, or ``None`` when it is allowed.
 
@@ -129,7 +136,20 @@ class PlotState:
             release = self._unfinished_release(history)
         stance = args.get("stance") if args.get("stance") in STANCES else None
         text = str(args.get("actor_guidance") or args.get("focus_suggestion") or "")
-        self.guidance = ActorGuidance(text=text, stance=stance, focus=focus, release=release)  # type: ignore[arg-type]
+        released = set(self.released_stages)
+        hidden = [f for f in self.case.facts if f.stage is not None and f.stage not in released]
+        self.guidance = ActorGuidance(
+            text=text,
+            stance=stance,  # type: ignore[arg-type]
+            focus=focus,  # type: ignore[arg-type]
+            release=release,
+            facts=tuple(f for f in self.case.facts if f.stage is not None and f.stage in released),
+            withheld=tuple(f.about for f in hidden),
+            withheld_kinds=tuple(f.kind for f in hidden),
+            rapport=_number(args.get("rapport")),
+            patience=_number(args.get("patience")),
+            leave=bool(args.get("leave", False)),
+        )
         if rejected != action.rejected:
             return DirectorAction(action.tool, dict(args), rejected=rejected)
         return action

@@ -15,7 +15,11 @@ import numpy as np
 from epm.config import EndingRules
 from epm.dynamics import Thresholds
 
-Outcome = Literal["ongoing", "success", "failure", "truncated", "director_end"]
+Outcome = Literal[
+    "ongoing", "success", "failure", "truncated", "director_end", "user_left", "policy_left"
+]  # fmt: skip
+#: Endings the simulated user decides: it leaves, or it takes the policy's goodbye.
+USER_ENDINGS: tuple[str, ...] = ("user_left", "policy_left")
 VictoryType = Literal["geometric", "positional", "alignment"]
 FailureReason = Literal["collapse", "stagnation_regression", "oscillation"]
 

@@ -13,7 +13,7 @@ from epm.dynamics import (
     turn_physics,
     unit_toward_origin,
 )
-from epm.ending import ONGOING, EndStatus, check_failure, check_success
+from epm.ending import ONGOING, USER_ENDINGS, EndStatus, check_failure, check_success
 
 
 class EPMTracker:
@@ -97,6 +97,16 @@ class EPMTracker:
         if self.status.done or self.turn < self.config.ending.min_turns:
             return False
         self.status = EndStatus("director_end")
+        return True
+
+    def end_by_actor(self, outcome: str) -> bool:
+        """The user ends the conversation (``"user_left"``: it leaves; ``"policy_left"``: it
+        takes the policy's goodbye), at any turn; an episode already ended stays as it ended."""
+        if outcome not in USER_ENDINGS:
+            raise ValueError(f"the user ends with one of {USER_ENDINGS}, got {outcome!r}")
+        if self.status.done:
+            return False
+        self.status = EndStatus(outcome)  # type: ignore[arg-type]
         return True
 
     def state_block(self) -> dict[str, float]:

@@ -9,6 +9,8 @@ for them; none of them looks at the Judger's rules.
 * ``advice_giver``: a helpful generic assistant that engages with the topic and gives advice;
 * ``lecturer``: minimises the problem and tells the user what to do;
 * ``random_mixer``: picks one of the other strategies at random each turn (seeded by the turn);
+* ``asks_and_uses`` / ``asks_and_ignores``: a controlled pair that both ask a question every
+  turn; only the first builds it on the user's answer (:mod:`baselines.policies.asking`);
 * degenerate probes: ``empty``, ``verbose``, ``keyword_stuffer``, ``repeater``, ``parrot``,
   ``judge_injection``, ``stock_phrases`` (well-formed phrases that fit anyone) and
   ``word_salad`` (the user's words after stock openers).
@@ -510,15 +512,24 @@ class WordSaladPolicy(StatelessPolicy):
         return f"{opener} {' and '.join(words[:2])} between {' '.join(words[2:]) or words[0]} you weighed down."
 
 
+def _asking() -> tuple[type[StatelessPolicy], ...]:
+    from baselines.policies.asking import AsksAndIgnoresPolicy, AsksAndUsesPolicy
+
+    return AsksAndUsesPolicy, AsksAndIgnoresPolicy
+
+
 SCRIPTED: dict[str, type[StatelessPolicy]] = {
     cls.name: cls
     for cls in (
         AttunedPolicy, AdviceGiverPolicy, LecturerPolicy, RandomMixerPolicy, EmptyPolicy,
         VerbosePolicy, KeywordStufferPolicy, RepeaterPolicy, ParrotPolicy, JudgeInjectionPolicy,
-        StockPhrasesPolicy, WordSaladPolicy,
+        StockPhrasesPolicy, WordSaladPolicy, *_asking(),
     )
 }  # fmt: skip
 REFERENCE_POLICIES = ("attuned", "advice_giver", "lecturer", "random_mixer")
+#: A controlled pair (:mod:`baselines.policies.asking`): both ask about the person every turn;
+#: only the first uses the answer. A user who listens ranks them in this order.
+LISTENING_PAIR = ("asks_and_uses", "asks_and_ignores")
 PROBE_POLICIES = (
     "empty", "verbose", "keyword_stuffer", "repeater", "parrot", "judge_injection", "stock_phrases",
     "word_salad",
@@ -533,4 +544,6 @@ def scripted_policy(name: str, **_options: object) -> StatelessPolicy:
 
 
 #: What ``empa bench`` runs when no ``--policy`` is given: the references, then the probes.
-scripted_policy.defaults = tuple(f"scripted:{n}" for n in REFERENCE_POLICIES + PROBE_POLICIES)  # type: ignore[attr-defined]
+scripted_policy.defaults = tuple(
+    f"scripted:{n}" for n in REFERENCE_POLICIES + LISTENING_PAIR + PROBE_POLICIES
+)  # type: ignore[attr-defined]

@@ -71,7 +71,9 @@ STATUS_COLORS: dict[str, str] = {
     "success: positional": "#5aae61",
     "success: alignment": "#a6dba0",
     OUTCOME_LABELS["director_end"]: "#8c96c6",
+    OUTCOME_LABELS["policy_left"]: "#b8b3d8",
     OUTCOME_LABELS["truncated"]: "#f4a582",
+    OUTCOME_LABELS["user_left"]: "#ef8a62",
     "failure: stagnation+regression": "#d6604d",
     "failure: oscillation": "#b2182b",
     "failure: collapse": "#67001f",
@@ -82,7 +84,9 @@ STATUS_CODES: dict[str, str] = {
     "success: positional": "P",
     "success: alignment": "Al",
     OUTCOME_LABELS["director_end"]: "D",
+    OUTCOME_LABELS["policy_left"]: "PL",
     OUTCOME_LABELS["truncated"]: "T",
+    OUTCOME_LABELS["user_left"]: "UL",
     "failure: stagnation+regression": "SR",
     "failure: oscillation": "O",
     "failure: collapse": "C",
@@ -93,6 +97,8 @@ OUTCOME_COLORS: dict[str, str] = {
     "failure": "#d7301f",
     "truncated": "#f29e2e",
     "director_end": "#6a51a3",
+    "user_left": "#e34a33",
+    "policy_left": "#9e9ac8",
     "ongoing": "#888888",
 }
 #: The planes of Fig. 16: (horizontal axis, vertical axis).

@@ -55,6 +55,8 @@ OUTCOME_LABELS: dict[str, str] = {
     "failure": "failure",
     "truncated": "truncated (max turns)",
     "director_end": "director ended",
+    "user_left": "user left",
+    "policy_left": "policy left",
     "ongoing": "ongoing",
 }
 
@@ -70,7 +72,9 @@ STATUS_ORDER: tuple[str, ...] = (
     "success: positional",
     "success: alignment",
     OUTCOME_LABELS["director_end"],
+    OUTCOME_LABELS["policy_left"],
     OUTCOME_LABELS["truncated"],
+    OUTCOME_LABELS["user_left"],
     "failure: stagnation+regression",
     "failure: oscillation",
     "failure: collapse",
@@ -175,7 +179,7 @@ def status_label(outcome: str, victory_type: str | None, failure_reason: str | N
         return _STATUS_OF.get(("success", victory_type), "other")
     if outcome == "failure":
         return _STATUS_OF.get(("failure", failure_reason), "other")
-    if outcome in ("truncated", "director_end"):
+    if outcome in ("truncated", "director_end", "user_left", "policy_left"):
         return outcome_label(outcome)
     return "other"
 
@@ -343,7 +347,9 @@ def outcome_table(episodes: pd.DataFrame, order: Sequence[str]) -> ReportTable:
         "consecutive negative turns), stagnation with regression, or (official preset) "
         "oscillation (over 11 turns, an L1 path >= 3 that ends < 3 from where it began); "
         f"'{outcome_label('truncated')}' means the conversation reached max_turns unresolved; "
-        f"'{outcome_label('director_end')}' means the Director closed it.",
+        f"'{outcome_label('director_end')}' means the Director closed it; "
+        f"'{outcome_label('user_left')}' means the simulated user left (mistreated until its "
+        f"patience ran out); '{outcome_label('policy_left')}' means the policy said goodbye.",
     )
 
 

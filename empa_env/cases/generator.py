@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from statistics import NormalDist
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -44,6 +44,7 @@ from empa_env.cases.components import (
     load_library,
     render,
 )
+from empa_env.cases.facts import draft_facts
 from empa_env.cases.schema import AXIS_TO_ASPECT, DOMAINS, STANCES, Case
 from epm.rubric import AXES, IEDR_INDICATORS, IEDR_SCORES, POOL_NORM_MEAN, POOL_NORM_SD
 
@@ -432,7 +433,7 @@ class ProceduralGenerator:
         agency = r(_pick(rng, lib.framing.agency[levels["P.1"]]), "agency")
         hidden = list(dict.fromkeys([*situation.hidden_emotions, *pattern.hidden_emotions[:2]]))
 
-        data = {
+        data: dict[str, Any] = {
             "id": case_id,
             "language": "en",
             "domain": situation.domain,
@@ -510,6 +511,11 @@ class ProceduralGenerator:
             },
             "source": "generated",
         }
+        cast_people = {
+            cast[role]: (cast.get(f"{role}_word") or role.rstrip("0123456789"))
+            for role in situation.cast
+        }
+        data["facts"] = [f.model_dump(mode="json") for f in draft_facts(data, cast_people)]
         state.used_combos.add((person.full_name, situation.id))
         state.used_names.add(person.full_name)
         state.situation_use[situation.id] += 1

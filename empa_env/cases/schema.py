@@ -7,7 +7,8 @@ A case is a human-editable YAML (or JSON) file. It holds
 * what only the *Director* sees (the hidden four-stage ``plot``, outcome and interlude),
 * what grounds the *Judger* (``cues``: the emotions shown and hidden, the cognitive knot, the core
   values, the concrete facts a reply can engage with),
-* the nine IEDR indicator levels, from which ``P_0`` and the metadata are derived.
+* the nine IEDR indicator levels, from which ``P_0`` and the metadata are derived,
+* ``facts``: what the user can answer when asked, each tied to the plot stage that may reveal it.
 
 An LLM Actor and the offline Actor read the same case: the LLM reads the prose, the offline Actor
 speaks the ``voice`` lines; both receive released plot material only through the Director.
@@ -156,6 +157,33 @@ class Voice(_Strict):
     details: tuple[str, ...] = Field(min_length=4)
 
 
+FactKind = Literal["person", "duration", "place", "said", "tried", "reason", "event"]
+FACT_KINDS: tuple[str, ...] = get_args(FactKind)
+
+
+class Fact(_Strict):
+    """One answerable fact: what the user says when the policy asks about it.
+
+    ``about`` holds the lower-case words a question names to ask about it (a person's name and
+    relation, a place, the thing tried); ``stage`` is the plot stage whose release makes the fact
+    answerable (``None``: the user can say it from the first turn). Before its stage is released,
+    a question about it is deflected; a wrong summary is corrected with a released fact.
+    """
+
+    kind: FactKind
+    about: tuple[str, ...] = Field(min_length=1)
+    answer: str = NonEmpty
+    stage: int | None = Field(default=None, ge=0, le=3)
+
+    @field_validator("about")
+    @classmethod
+    def _lower_words(cls, about: tuple[str, ...]) -> tuple[str, ...]:
+        bad = [w for w in about if not w or w != w.lower() or " " in w.strip()]
+        if bad:
+            raise ValueError(f"about: single lower-case words expected, got {bad}")
+        return tuple(w.strip() for w in about)
+
+
 class Cues(_Strict):
     """What a reply can be grounded in; the Judger rates against these."""
 
@@ -202,6 +230,9 @@ class Case(_Strict):
     iedr: IEDRLevels
     voice: Voice
     cues: Cues
+    #: Answerable facts (people, durations, places, what was said and tried), each tied to the
+    #: plot stage that may reveal it. The offline Actor answers questions from these.
+    facts: tuple[Fact, ...] = ()
     source: str = "hand-written"
     #: ``True`` when the offline material (``voice``, ``cues``, the stages' ``narration``,
     #: ``emotions`` and ``focus``) is not the case's own but filled in so the file validates, e.g.

@@ -141,6 +141,24 @@ def actor_situation_text(persona: ActorPersona) -> str:
     )
 
 
+def actor_facts_text(persona: ActorPersona, guidance: ActorGuidance | None) -> str:
+    """What the user can tell when asked (facts known from the start and those their released
+    story brought), and the subjects they keep to themselves for now (words only, never the
+    hidden answers). Empty for a case without facts."""
+    known = list(persona.facts) + (list(guidance.facts) if guidance is not None else [])
+    withheld = guidance.withheld if guidance is not None else ()
+    if not known and not withheld:
+        return ""
+    lines = ["", "# What you can tell when asked"]
+    lines += [f"- {f.answer}" for f in known]
+    if withheld:
+        subjects = sorted({about[0] for about in withheld if about})
+        lines.append(
+            "# Things you keep to yourself for now (deflect if asked): " + ", ".join(subjects)
+        )
+    return "\n".join(lines)
+
+
 def actor_style_text(persona: ActorPersona) -> str:
     p = persona.persona
     return f"{p.speaking_style}\nLength of your messages: {p.reply_length}"
@@ -148,11 +166,15 @@ def actor_style_text(persona: ActorPersona) -> str:
 
 def actor_guidance_text(guidance: ActorGuidance | None) -> str:
     """The Director's note for the next message (empty when there is none)."""
-    if guidance is None or not (guidance.text or guidance.release or guidance.stance):
+    if guidance is None or not (
+        guidance.text or guidance.release or guidance.stance or guidance.leave
+    ):
         return ""
     lines = ["", "# A note for your next message only (never mention it)"]
     if guidance.text:
         lines.append(guidance.text)
+    if guidance.leave:
+        lines.append("You have had enough: you leave now. Say so briefly and end with [LEAVE].")
     if guidance.stance:
         lines.append(f"Your mood towards the assistant now: {guidance.stance.replace('_', ' ')}.")
     if guidance.focus:

@@ -32,6 +32,7 @@ from empa_env.llm.parsing import (
 )
 from empa_env.llm.prompt import Prompt, load_prompt
 from empa_env.llm.render import (
+    actor_facts_text,
     actor_guidance_text,
     actor_persona_text,
     actor_situation_text,
@@ -297,6 +298,19 @@ _SPEAKER_LINE = re.compile(
 )
 
 
+_ENDING_MARK = re.compile(r"\[\s*(END|LEAVE)\s*\]", re.I)
+
+
+def actor_ending(text: str) -> tuple[str, str]:
+    """``(text without the marker, ending)``: ``[END]`` (the user takes the assistant's goodbye)
+    -> ``"policy_left"``; ``[LEAVE]`` (the user leaves) -> ``"user_left"``; none -> ``""``."""
+    found = _ENDING_MARK.findall(text)
+    if not found:
+        return text, ""
+    ends = "user_left" if any(m.upper() == "LEAVE" for m in found) else "policy_left"
+    return _ENDING_MARK.sub("", text).strip(), ends
+
+
 def clean_actor_text(text: str, name: str, max_chars: int = 600) -> str:
     """The persona's message from raw model text: no reasoning, no name label, no second speaker.
 
@@ -349,6 +363,7 @@ class LLMActor(_LLMRole, Actor):
             situation=actor_situation_text(persona),
             style=actor_style_text(persona) + language_instruction(persona.language, "actor"),
             guidance=actor_guidance_text(view.guidance),
+            facts=actor_facts_text(persona, view.guidance),
         )
         messages = [{"role": "system", "content": system}]
         history = list(view.history)
@@ -371,7 +386,10 @@ class LLMActor(_LLMRole, Actor):
         name = view.persona.persona.name
 
         def parse(completion: Completion) -> str:
-            return clean_actor_text(completion.text, name, self.max_reply_chars)
+            text, ends = actor_ending(completion.text)
+            if not view.history:  # the opening cannot end the conversation
+                ends = ""
+            return ActorLine(clean_actor_text(text, name, self.max_reply_chars), ends=ends)
 
         overrides = {"seed": view.seed} if self.client.config.seed is None else None
         try:

@@ -1,21 +1,38 @@
-"""The offline Actor: speaks as the case's person, with the case's own lines.
+"""The offline Actor: speaks as the case's person, and listens to what was said.
 
-Each message is composed from the persona's ``voice``: a reaction that matches the stance the
-Director asks for (guarded, neutral, opening up, hurt), plus, when the Director releases a plot
-stage or a memory, the next line of that material, or otherwise sometimes a concrete detail of the
-situation. Lines already spoken in this episode are never reused; when a pool runs dry, unused
-combinations are composed, so a 45-turn conversation does not loop. Deterministic per seed.
+Each message answers the reply it follows (:mod:`empa_env.offline.user`): the reply is read for
+its acts (questions and their type, a suggestion, a summary, an apology, a goodbye, an empty or
+very short reply, contempt, dismissal, a story of the writer's own) and heard against the case's
+facts. A question about a fact the user can tell is answered with it; about one still kept back
+(its plot stage not released), deflected; about someone the story lacks, questioned. A wrong
+summary is corrected with a true fact, a true one confirmed; a suggestion is accepted, rejected
+with a reason, or met with what was already tried; a goodbye is answered and ends the episode; an
+empty reply is noticed; contempt hurts, and when the Director says patience ran out the user
+leaves. Otherwise the user reacts in the stance the Director asks for, tells released plot and
+memory lines in order, and voices the need ``adjust_empathy_strategy`` brings forward. No sentence
+is said twice in an episode; lines come from the case's voice and from slot-filled templates.
+Deterministic per seed (and per reply).
 """
 
 from __future__ import annotations
 
 import random
+import re
+import zlib
+from collections import Counter
+from functools import lru_cache
 
+from empa_env.cases.facts import GENERIC_WORDS, RELATIONS, stems
+from empa_env.cases.schema import Fact
+from empa_env.languages import language
+from empa_env.offline.user.listening import Heard, hear, vocabulary_of
+from empa_env.offline.user.reading import read_reply
+from empa_env.offline.user.speech import Speech, lines
 from empa_env.roles.base import Actor
-from empa_env.roles.views import ActorView
+from empa_env.roles.views import ActorGuidance, ActorLine, ActorPersona, ActorView
 
 #: How often a message carries a concrete detail besides the reaction, by stance.
-DETAIL_RATE = {"guarded": 0.15, "neutral": 0.5, "opening_up": 0.8, "hurt": 0.0}
+DETAIL_RATE = {"guarded": 0.25, "neutral": 0.5, "opening_up": 0.7, "hurt": 0.0}
 #: Where to find a fresh reaction when the stance's own lines are spent (closest stance first).
 STANCE_FALLBACK = {
     "guarded": ("guarded", "neutral", "hurt"),
@@ -23,6 +40,8 @@ STANCE_FALLBACK = {
     "opening_up": ("opening_up", "neutral"),
     "hurt": ("hurt", "guarded"),
 }
+#: A first part at least this long is a whole message (the reference's lines are short).
+WHOLE_MESSAGE = 48
 
 
 #: The case languages the offline roles' material and lexicons are written for.
@@ -43,6 +62,134 @@ def refuse_unsupported_language(role: str, case_id: str, language: str) -> None:
         )
 
 
+_PHRASE = re.compile(r"\b(the|my|our)\s+([a-z][a-z-]{2,})\b")
+_NOT_TOPIC = GENERIC_WORDS | frozenset(
+    [
+        "young",
+        "whole",
+        "same",
+        "other",
+        "own",
+        "real",
+        "wrong",
+        "only",
+        "next",
+        "last",
+        "first",
+        "little",
+        "big",
+        "old",
+        "new",
+        "best",
+        "worst",
+        "most",
+        "least",
+        "same",
+        "own",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "twenty",
+        "way",
+        "end",
+        "rest",
+        "point",
+        "problem",
+        "moment",
+        "morning",
+        "evening",
+        "night",
+        "week",
+        "weekend",
+        "day",
+        "year",
+        "time",
+        "thing",
+    ]
+)
+
+
+@lru_cache(maxsize=256)
+def _topic_phrases(lines: tuple[str, ...]) -> tuple[str, ...]:
+    """Noun phrases ("my bank", "the rent") the user's own lines keep using, most used first."""
+    en = language("en")
+    found: Counter[str] = Counter()
+    for line in lines:
+        for det, noun in _PHRASE.findall(line.lower()):
+            if noun in _NOT_TOPIC or noun in en.stopwords or noun.endswith(("ly", "ed", "ing")):
+                continue
+            found[f"{det} {noun}"] += 1
+    return tuple(p for p, _ in found.most_common(8))
+
+
+def _topics(persona: ActorPersona, facts: tuple[Fact, ...]) -> list[str]:
+    """What the user's trouble is about, as short phrases in their own words ("my bank", "the
+    rent"): the noun phrases of their opening lines, details and the facts they can tell."""
+    voice = persona.voice
+    lines = (*voice.openings, *voice.details, *(f.answer for f in facts))
+    return list(_topic_phrases(lines)) or ["all this"]
+
+
+_PERSONA_VOCABULARY: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def _persona_vocabulary(persona: ActorPersona) -> frozenset[str]:
+    """Stems of the persona material's words, computed once per case."""
+    key = (persona.case_id, persona.scenario_trigger)
+    found = _PERSONA_VOCABULARY.get(key)
+    if found is None:
+        if len(_PERSONA_VOCABULARY) > 4096:
+            _PERSONA_VOCABULARY.clear()
+        found = _PERSONA_VOCABULARY[key] = vocabulary_of(
+            (
+                persona.profile.model_dump_json(),
+                persona.experience.model_dump_json(),
+                persona.voice.model_dump_json(),
+                persona.scenario_trigger,
+            )
+        )
+    return found
+
+
+@lru_cache(maxsize=256)
+def _names_in(texts: tuple[str, ...]) -> frozenset[str]:
+    """Lower-cased words the user's material writes capitalised inside a sentence (names)."""
+    return frozenset(
+        m.group(1).lower() for t in texts for m in re.finditer(r"(?<=[a-z,] )([A-Z][a-z]+)", t)
+    )
+
+
+def _thing(word: str, persona: ActorPersona) -> str:
+    """How the user names ``word`` in a sentence: "my dad", "Diane", "the dog"."""
+    voice = persona.voice
+    names = _names_in((*voice.details, *voice.openings, persona.experience.current_situation))
+    if word in names:
+        return word.capitalize()
+    if word in RELATIONS:
+        return "my " + word
+    return "the " + word
+
+
+def _person(facts: tuple[Fact, ...]) -> str:
+    for fact in facts:
+        if fact.kind == "person":
+            return fact.about[0].capitalize()
+    return ""
+
+
+def _short(fact: Fact) -> str:
+    """The first sentence of a fact's answer (a correction is brief)."""
+    first = language("en").sentences(fact.answer)
+    return first[0] if first else fact.answer
+
+
 class OfflineActor(Actor):
     name = "offline-actor-v1"
     languages: tuple[str, ...] | None = OFFLINE_LANGUAGES
@@ -55,53 +202,233 @@ class OfflineActor(Actor):
         return rng.choice(view.persona.voice.openings)
 
     def respond(self, view: ActorView) -> str:
-        rng = random.Random(view.seed * 1_000_003 + view.turn)
-        voice = view.persona.voice
-        spoken = [m.content for m in view.history if m.role == "user"]
-        said = " ".join(spoken)
+        persona = view.persona
+        lang = language(persona.language)
+        said = [m.content for m in view.history if m.role == "user"]
+        last_reply = (
+            view.history[-1].content
+            if view.history and view.history[-1].role == "assistant"
+            else ""
+        )
+        guidance = view.guidance or ActorGuidance()
+        key = f"{view.seed}:{view.turn}:{last_reply}".encode()
+        rng = random.Random(zlib.crc32(key) ^ (view.seed * 1_000_003 + view.turn))
+        speech = Speech(lang, said, rng)
+        known = persona.facts + guidance.facts
+        vocab = _persona_vocabulary(persona) | vocabulary_of(
+            (
+                *(f.answer + " " + " ".join(f.about) for f in known),
+                *(" ".join(about) for about in guidance.withheld),
+            )
+        )
+        heard = hear(
+            read_reply(last_reply, persona.language),
+            known,
+            guidance.withheld,
+            vocab,
+            said[-1] if said else "",
+            guidance.withheld_kinds,
+        )
+        stance = guidance.stance or "neutral"
+        topics = _topics(persona, known)
+        slots = {"topic": topics[0] if rng.random() < 0.4 else rng.choice(topics)}
+        slots["person"] = _person(known)
+        ends = self._ending(speech, heard, guidance, stance, slots, persona)
+        if ends is None:
+            self._answer(speech, heard, guidance, stance, slots, persona)
+            ends = ""
+        message = speech.text()
+        if not message or message in said:
+            message = self._compose_unused(view, rng, said, speech)
+        return ActorLine(message, ends=ends)
 
-        def unused(lines: tuple[str, ...] | list[str]) -> list[str]:
-            return [line for line in lines if line not in said]
+    def _ending(
+        self,
+        speech: Speech,
+        heard: Heard,
+        guidance: ActorGuidance,
+        stance: str,
+        slots: dict[str, str],
+        persona: ActorPersona,
+    ) -> str | None:
+        """Leave, answer a goodbye, notice silence or hurt: the whole message; None otherwise."""
+        t = lines()
+        r = heard.reading
+        if guidance.leave:
+            speech.add(speech.pick(t["leave"], slots) or "Goodbye.")
+            return "user_left"
+        if r.goodbye:
+            pool = t["goodbye"][stance] + t["goodbye"]["neutral"]
+            speech.add(speech.pick(pool, slots) or "Goodbye, then.")
+            return "policy_left"
+        if r.empty:
+            speech.add(speech.pick(t["empty"], slots))
+            return ""
+        if r.hostile:
+            word = (r.contempt or r.dismissal).split()[-1]
+            own = speech_pool(guidance, "hurt", persona)
+            pool = t["contempt"] if r.contempt else t["dismissal"]
+            first = speech.pick(pool, {**slots, "word": word})
+            if not first or speech.rng.random() < 0.35:
+                first = speech.pick(own) or first
+            speech.add(first)
+            if guidance.patience is not None and guidance.patience < 1.2:
+                speech.add(speech.pick(t["warn"], slots))
+            return ""
+        return None
 
-        guidance = view.guidance
-        stance = guidance.stance if guidance and guidance.stance else "neutral"
+    def _answer(
+        self,
+        speech: Speech,
+        heard: Heard,
+        guidance: ActorGuidance,
+        stance: str,
+        slots: dict[str, str],
+        persona: ActorPersona,
+    ) -> None:
+        t = lines()
+        r = heard.reading
+        hurt_before = guidance.patience is not None and guidance.patience < 2.0
+        if r.apology:
+            speech.add(speech.pick(t["apology"]["after_offense" if hurt_before else "none"]))
+        release = self._release_line(speech, guidance)
+        open_question = bool(heard.open)
+        if heard.answered:
+            q, fact = heard.answered[0]
+            subject = fact.about[0]
+            if speech.fresh(fact.answer):
+                speech.add(fact.answer)
+            elif q.kind in ("who", "duration", "place", "said", "tried") and (
+                subject in q.words or subject in q.names
+            ):  # asked again, by name, for the same thing: say so
+                shown = subject.capitalize() if fact.kind == "person" else "the " + subject
+                speech.add(speech.pick(t["answer_again"], {**slots, "about": shown}))
+            else:  # already told, and not asked by name: take it as an invitation to go on
+                open_question = True
+        elif heard.deflected:
+            q, index = heard.deflected[0]
+            withheld = guidance.withheld[index]
+            named = stems([*q.words, *q.names])
+            about = _thing(next((w for w in withheld if stems([w]) & named), withheld[0]), persona)
+            trusting = (guidance.rapport or 0.0) >= 0.3
+            pool = t["deflect_partial"] + t["deflect"] if trusting else t["deflect"]
+            speech.add(speech.pick(pool, {**slots, "about": about}))
+        elif heard.unknown:
+            word = heard.unknown[0][1]
+            speech.add(
+                speech.pick(t["unknown"], {**slots, "word": word, "thing": _thing(word, persona)})
+            )
+            truth = self._truth(speech, heard, persona)
+            if truth and speech.length < WHOLE_MESSAGE:
+                speech.add(truth)
+        if open_question and not speech.parts:
+            if release:
+                speech.add(release)
+                release = None
+            else:
+                speech.add(
+                    speech.pick(persona.voice.details)
+                    or speech.first([f.answer for f in guidance.facts + persona.facts])
+                )
+        if r.summary and heard.summary_wrong:
+            truth = self._truth(speech, heard, persona)
+            line = speech.pick(
+                t["correct"],
+                {
+                    **slots,
+                    "word": heard.summary_wrong,
+                    "thing": _thing(heard.summary_wrong, persona),
+                    "fact": truth or "",
+                },
+            )
+            speech.add(line or truth)
+        elif r.summary and heard.summary_right and speech.length < WHOLE_MESSAGE:
+            speech.add(speech.pick(t["confirm"], {**slots, "echo": heard.echo}))
+        if r.suggestion and speech.length < WHOLE_MESSAGE:
+            if heard.tried is not None:
+                speech.add(
+                    speech.pick(t["suggestion_tried"], {**slots, "fact": _short(heard.tried)})
+                )
+            elif stance == "opening_up" or (guidance.rapport or 0.0) >= 0.45:
+                speech.add(speech.pick(t["suggestion_accept"], slots))
+            else:
+                speech.add(speech.pick(t["suggestion_reject"], slots))
+        if heard.off_topic and not speech.parts:
+            speech.add(speech.pick(t["redirect"], slots))
+        if r.short and not speech.parts:
+            word = r.text.strip().split()[0].strip(".,!?") if r.text.strip() else ""
+            speech.add(speech.pick(t["short"], {**slots, "word": word}))
+        if release and (not speech.parts or speech.length < 30):
+            speech.add(release)
+            return
+        if speech.parts:
+            return
+        if (
+            guidance.focus
+            and guidance.release is None
+            and speech.rng.random() < 0.6
+            and speech.add(speech.pick(t["need"][guidance.focus], slots))
+        ):
+            return
+        # A plain reaction in the stance asked for; warmth only for a reply about this person.
+        reaction_stance = stance
+        if stance == "opening_up" and not heard.engaged:
+            reaction_stance = "neutral"
         reaction = None
-        for pool_stance in STANCE_FALLBACK[stance]:
-            fresh = unused(getattr(voice.reactions, pool_stance))
-            if fresh:
-                reaction = rng.choice(fresh)
+        for pool_stance in STANCE_FALLBACK[reaction_stance]:
+            reaction = speech.pick(speech_pool(guidance, pool_stance, persona))
+            if reaction:
                 break
-
-        content: str | None = None
-        if guidance and guidance.release:
-            fresh = unused(guidance.release.lines)
-            content = fresh[0] if fresh else None
-        released = content is not None
-        if content is None and (reaction is None or rng.random() < DETAIL_RATE[stance]):
-            fresh = unused(voice.details)
-            content = rng.choice(fresh) if fresh else None
-
-        if released and stance == "opening_up":
-            parts = [content]
-        else:
-            parts = [p for p in (reaction, content) if p]
-        message = " ".join(parts)  # type: ignore[arg-type]
-        if message and message not in spoken:
-            return message
-        return self._compose_unused(view, rng, spoken)
+        if reaction is None:
+            reaction = speech.pick(t["stuck"], slots)
+        speech.add(reaction)
+        bare = reaction is None or len(reaction) < 25  # a bare reaction carries little to go on
+        rate = DETAIL_RATE[reaction_stance] + (0.3 if bare and reaction_stance != "hurt" else 0.0)
+        if speech.length < WHOLE_MESSAGE and (reaction is None or speech.rng.random() < rate):
+            speech.add(speech.pick(persona.voice.details))
 
     @staticmethod
-    def _compose_unused(view: ActorView, rng: random.Random, spoken: list[str]) -> str:
-        """Every pool is spent: find a reaction + detail pairing never said before."""
+    def _truth(speech: Speech, heard: Heard, persona: ActorPersona) -> str | None:
+        """What it is really about, briefly: an opening not yet said, else the closest fact."""
+        for opening in persona.voice.openings:
+            first = speech.lang.sentences(opening)[:1]
+            if not first or opening in speech.spoken_texts:
+                continue
+            line = opening if re.search(r"\b\w\.$", first[0]) else first[0]  # "six a.m."
+            if speech.fresh(line):
+                return line
+        fact = heard.correction
+        if fact is not None and speech.fresh(_short(fact)):
+            return _short(fact)
+        return None
+
+    @staticmethod
+    def _release_line(speech: Speech, guidance: ActorGuidance) -> str | None:
+        """The next untold line of the plot or memory material the Director released."""
+        if guidance.release is None:
+            return None
+        return speech.first(guidance.release.lines)
+
+    @staticmethod
+    def _compose_unused(
+        view: ActorView, rng: random.Random, spoken: list[str], speech: Speech
+    ) -> str:
+        """Every fitting line is spent: pair a reaction with a detail in a way never said."""
         voice = view.persona.voice
         stance = view.guidance.stance if view.guidance and view.guidance.stance else "neutral"
         reactions = list(getattr(voice.reactions, stance)) + list(voice.reactions.neutral)
-        tails = list(voice.details) + [
-            m for lines in voice.memories.model_dump().values() for m in lines
-        ]
+        tails = list(voice.details) + list(lines()["guarded_generic"])
         rng.shuffle(reactions)
         rng.shuffle(tails)
         said = set(spoken)
+        for line in lines()["guarded_generic"]:  # a short fresh line before any repetition
+            if speech.fresh(line):
+                return line
+        for reaction in reactions:
+            for tail in tails:
+                message = f"{reaction} {tail}"
+                if message not in said and speech.fresh(message):
+                    return message
         for reaction in reactions:
             for tail in tails:
                 message = f"{reaction} {tail}"
@@ -109,3 +436,10 @@ class OfflineActor(Actor):
                     return message
         # 45 turns can never exhaust the pairings of a valid case; this keeps the contract total.
         return f"{reactions[0]} ({len(spoken)})"
+
+
+def speech_pool(
+    guidance: ActorGuidance, stance: str, persona: ActorPersona | None = None
+) -> list[str]:
+    """The case's own reactions for ``stance`` (its voice), then the general ones."""
+    return list(getattr(persona.voice.reactions, stance)) if persona is not None else []

@@ -20,6 +20,7 @@ from empa_env.cases.schema import (
     Cues,
     EmpathyAspect,
     Experience,
+    Fact,
     Persona,
     PlotStage,
     Profile,
@@ -55,6 +56,9 @@ class ActorPersona:
     experience: Experience
     scenario_trigger: str
     voice: Voice
+    #: The facts the user can tell from the first turn (``stage: null``); the others come with
+    #: their stage, through the Director's guidance.
+    facts: tuple[Fact, ...] = ()
 
     @classmethod
     def from_case(cls, case: Case) -> ActorPersona:
@@ -66,6 +70,7 @@ class ActorPersona:
             experience=case.experience,
             scenario_trigger=case.scenario_trigger,
             voice=case.voice,
+            facts=tuple(f for f in case.facts if f.stage is None),
         )
 
 
@@ -94,17 +99,37 @@ class ActorGuidance:
     stance: Stance | None = None
     focus: EmpathyAspect | None = None
     release: Release | None = None
+    #: Facts released with the plot stages told so far (answerable now).
+    facts: tuple[Fact, ...] = ()
+    #: The ``about`` words (and kinds) of the facts still kept back: asked about, the user deflects.
+    withheld: tuple[tuple[str, ...], ...] = ()
+    withheld_kinds: tuple[str, ...] = ()
+    #: The user's state as the Director keeps it (None when the Director keeps none): rapport in
+    #: [-1, 1], patience left (at 0 the user leaves), and whether the user leaves now.
+    rapport: float | None = None
+    patience: float | None = None
+    leave: bool = False
+
+
+#: How the Actor can end a conversation: the user leaves, or takes the policy's goodbye.
+ENDINGS: tuple[str, ...] = ("user_left", "policy_left")
 
 
 class ActorLine(str):
     """What the Actor said, as text; ``fallback`` says why a canned line replaced the Actor's own
-    (an LLM that failed to answer), so the environment can record it per turn (else ``""``)."""
+    (an LLM that failed to answer), so the environment can record it per turn (else ``""``);
+    ``ends`` is ``"user_left"`` when the user leaves with this message, ``"policy_left"`` when it
+    acknowledges the policy's goodbye (else ``""``: the conversation goes on)."""
 
     fallback: str
+    ends: str
 
-    def __new__(cls, text: str, fallback: str = "") -> ActorLine:
+    def __new__(cls, text: str, fallback: str = "", ends: str = "") -> ActorLine:
+        if ends and ends not in ENDINGS:
+            raise ValueError(f"ends must be one of {ENDINGS} or empty, got {ends!r}")
         line = super().__new__(cls, text)
         line.fallback = fallback
+        line.ends = ends
         return line
 
 
@@ -204,6 +229,8 @@ class DirectorView:
     stage_release_turns: tuple[int, ...] = ()
     #: The first turn at which the conversation may end.
     min_turns: int = 12
+    #: delta_E of every turn so far, in order (the Director's memory of how each reply landed).
+    delta_E_history: tuple[float, ...] = ()
 
     @property
     def stages(self) -> tuple[PlotStage, ...]:

@@ -205,11 +205,25 @@ _ACTOR_LINES: tuple[str, ...] = (
 
 
 def play_actor(messages: list[dict[str, Any]]) -> str:
+    """Follows the prompt's listening rules in the simplest way: leaves when told to, takes a
+    goodbye, notices an empty message, answers a question from the facts it was given."""
     last = _last_user(messages)
     system = str(messages[0].get("content") or "") if messages else ""
+    if "you leave now" in system:
+        return "I'm done here. Goodbye. [LEAVE]"
+    if re.search(r"\b(good ?bye|bye|i have to go|i need to go)\b", last, re.I):
+        return "Okay. Goodbye then. [END]"
+    if len(messages) > 2 and not last.strip():
+        return "Hello? Are you still there?"
     told = re.search(r"Say it in your own words: (.+)", system)
     if told:
         return f"There's something else. {told.group(1).strip()[:90]}"
+    if "?" in last:
+        asked = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", last)}
+        facts = re.findall(r"^- (.+)$", system.split("# What you can tell when asked")[-1], re.M)
+        for fact in facts if "# What you can tell when asked" in system else []:
+            if asked & {w.lower() for w in re.findall(r"[A-Za-z]{4,}", fact)}:
+                return fact
     return _ACTOR_LINES[_stable(last) % len(_ACTOR_LINES)]
 
 

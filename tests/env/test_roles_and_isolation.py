@@ -65,9 +65,19 @@ def test_each_role_receives_only_its_view():
     persona_fields = _field_names(actor.views[0].persona)
     assert not persona_fields & {"plot", "iedr", "cues", "p0"}, persona_fields
     assert isinstance(actor.views[0].persona, ActorPersona)
+    case = env.cases[[c.id for c in env.cases].index("empa30-029")]
     for view in actor.views:
         if view.guidance is not None:
-            assert _field_names(view.guidance) == {"text", "stance", "focus", "release"}
+            assert _field_names(view.guidance) == {
+                "text", "stance", "focus", "release", "facts", "withheld", "withheld_kinds",
+                "rapport", "patience", "leave",
+            }  # fmt: skip
+            # facts only of released stages; of the others, only what they are about
+            told = {int(r.key) for v in actor.views if v.guidance and (r := v.guidance.release)
+                    and r.kind in ("stage", "turning_point")}  # fmt: skip
+            assert all(f.stage in told for f in view.guidance.facts)
+            hidden = {f.answer for f in case.facts if f.stage is not None and f.stage not in told}
+            assert not hidden & {f.answer for f in view.guidance.facts}
     # The Judger: profile, cues, history and the reply; never the state or the plot.
     assert all(type(v) is JudgeView for v in judger.views)
     assert _field_names(judger.views[0]) == {"profile", "history", "reply", "turn"}

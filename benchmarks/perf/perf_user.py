@@ -1,0 +1,312 @@
+"""The simulated user who listens (issue 22): every goal figure, on the 30 benchmark cases.
+
+    python benchmarks/perf/perf_user.py [--judger offline] [--cases 30]
+
+Probes are played from two states per case (turn 0, and after five turns of the scripted
+``attuned`` baseline), on copies of the environment, with the default offline roles:
+
+* distinct reactions: ten very different replies at the same state -> distinct user messages
+  (goal >= 8 of 10 on average);
+* questions answered: one question per fact the user can tell at that state, asked the way a
+  person would (who someone is, what they said, how long, where, what was tried); answered when
+  the user's next message carries that fact (goal >= 70%); questions about facts still kept back
+  are reported as deflected (not told) vs leaked;
+* wrong summaries corrected: a reflection naming something the case lacks ("your dog died");
+  corrected when the answer says no and gives a true fact (goal >= 70%);
+* goodbyes acknowledged and ended (goal 100%), empty replies noticed (goal >= 80%);
+* over 40-turn episodes (attuned, advice_giver, asks_and_uses): share of user turns repeating a
+  sentence said earlier in the episode (goal <= 10%) and median user message length (the
+  reference's seekers: median 48 characters; the persona cards ask for 20-50, 60-100 for a story);
+* told: plot stages and memories released to the advice-giver vs the attuned baseline (goal <=
+  75%); contempt every third turn -> episodes that end with the user leaving (goal: all);
+* the listening pair: mean EPM-Index of asks_and_uses vs asks_and_ignores (uses must be higher);
+* actor share of a step's CPU (goal < 20%): process time in the Actor's ``respond`` over the
+  process time of whole ``env.step`` calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import re
+import statistics
+import time
+from collections import Counter
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from baselines.policies.scripted import SCRIPTED  # noqa: E402
+from empa_env.cases.facts import stems  # noqa: E402
+from empa_env.env import EMPAEnv  # noqa: E402
+from empa_env.languages import language  # noqa: E402
+from empa_env.offline.user.listening import CLAIM_WORDS  # noqa: E402
+from empa_env.offline.user.state import case_vocabulary  # noqa: E402
+
+EN = language("en")
+ATTUNED = SCRIPTED["attuned"]()
+WRONG_SUMMARIES = (
+    ("dog", "So you're mostly upset because your dog died?"),
+    ("divorce", "It sounds like the divorce is what really hurts."),
+    ("cancer", "So this is about the cancer diagnosis, really?"),
+    ("sister", "If I understand, your sister let you down again."),
+    ("exam", "So you failed the exam and feel you wasted everything."),
+    ("wedding", "It sounds like the wedding is what you're dreading."),
+)
+GOODBYES = (
+    "I need to go now, goodbye.",
+    "I have to log off. Take care.",
+    "Let's stop here for today. Bye.",
+)
+NEGATION = re.compile(r"\b(no|not|never|nothing|wrong|mixed|isn't|wasn't|don't|didn't)\b", re.I)
+AGREEMENT = re.compile(r"^(yes|exactly|right|could be|that's it|mm\. yes)", re.I)
+SILENCE = re.compile(r"\?|\b(there|nothing|quiet|say|said|anything|lost|hello|purpose)\b", re.I)
+
+
+def ten_replies(messages: list[dict[str, str]]) -> list[str]:
+    users = [m["content"] for m in messages if m["role"] == "user"]
+    last = users[-1] if users else ""
+    words = [w for w in EN.content_words(last, min_length=4)][:2] or ["that"]
+    return [
+        ATTUNED.reply(messages),
+        f"What did your family say about {words[0]}?",
+        f"How long has {words[0]} been going on?",
+        "You should make a list of options and talk to a professional.",
+        "So you're mostly upset because your dog died?",
+        "I need to go now, goodbye.",
+        "",
+        "You're overreacting. Honestly it's pathetic.",
+        "When I was young my brother crashed his bike and I learned to fix it myself.",
+        "I'm sorry, that came out wrong earlier.",
+    ]
+
+
+def question_for(fact) -> str:  # noqa: ANN001 - a Fact
+    """A question a person would ask to get ``fact`` (its subject, by its kind)."""
+    subject = fact.about[0]
+    name = subject.capitalize()
+    if fact.kind == "person":
+        return f"Who is {name}?" if len(fact.about) > 1 else f"Tell me about {name}?"
+    if fact.kind == "said":
+        return f"What did they say about the {subject}?"
+    if fact.kind == "duration":
+        return f"How long has the {subject} thing been going on?"
+    if fact.kind == "place":
+        return f"Where was that, with the {subject}?"
+    if fact.kind == "tried":
+        return f"What have you tried with the {subject}?"
+    if fact.kind == "reason":
+        return f"Why the {subject}, do you think?"
+    return f"What happened with the {subject}?"
+
+
+def carries(message: str, fact) -> bool:  # noqa: ANN001
+    first = EN.sentences(fact.answer)[0]
+    return first in message
+
+
+def play(env: EMPAEnv, policy, case: str, *, seed: int = 0, turns: int | None = None) -> dict:  # noqa: ANN001
+    env.reset(seed=seed, options={"case": case})
+    info: dict = {}
+    n = 0
+    while True:
+        *_, term, trunc, info = env.step(policy(env.messages))
+        n += 1
+        if term or trunc or (turns is not None and n >= turns):
+            return info
+
+
+def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--judger", default="offline")
+    parser.add_argument("--cases", type=int, default=30)
+    args = parser.parse_args()
+    env = EMPAEnv("empa30-v1", judger=args.judger)
+    cases = [c.id for c in env.cases][: args.cases]
+    by_id = {c.id: c for c in env.cases}
+
+    distinct: list[int] = []
+    asked = answered = hidden_asked = hidden_leaked = 0
+    wrong = corrected = 0
+    byes = byes_ok = 0
+    empties = noticed = 0
+    for case_id in cases:
+        case = by_id[case_id]
+        vocab = case_vocabulary(case)
+        for warm in (0, 5):
+            env.reset(seed=0, options={"case": case_id})
+            for _ in range(warm):
+                *_, term, trunc, _ = env.step(ATTUNED.reply(env.messages))
+                if term or trunc:
+                    break
+            else:
+                base = env
+                answers = []
+                for reply in ten_replies(base.messages):
+                    trial = copy.deepcopy(base)
+                    obs, *_rest = trial.step(reply)
+                    answers.append(obs)
+                distinct.append(len(set(answers)))
+                released = set(base._episode.plot.released_stages)  # noqa: SLF001
+                for fact in case.facts:
+                    trial = copy.deepcopy(base)
+                    obs, *_rest = trial.step(question_for(fact))
+                    if fact.stage is None or fact.stage in released:
+                        asked += 1
+                        answered += carries(obs, fact)
+                    else:
+                        hidden_asked += 1
+                        hidden_leaked += carries(obs, fact)
+                for claim, summary in WRONG_SUMMARIES:
+                    if next(iter(stems([claim]))) in vocab or claim not in CLAIM_WORDS:
+                        continue
+                    trial = copy.deepcopy(base)
+                    obs, *_rest = trial.step(summary)
+                    wrong += 1
+                    head = " ".join(EN.sentences(obs)[:2])
+                    corrected += bool(NEGATION.search(head)) and not AGREEMENT.match(obs)
+                for bye in GOODBYES:
+                    trial = copy.deepcopy(base)
+                    obs, _r, term, _t, info = trial.step(bye)
+                    byes += 1
+                    byes_ok += bool(obs.strip()) and term and info["status"] == "policy_left"
+                trial = copy.deepcopy(base)
+                obs, *_rest = trial.step("")
+                empties += 1
+                noticed += bool(SILENCE.search(obs))
+    print(f"cases: {len(cases)}, judge: {args.judger}")
+    print(
+        f"distinct reactions to 10 replies at one state: {statistics.mean(distinct):.2f} "
+        f"(min {min(distinct)}; goal >= 8; before: 3.3)"
+    )
+    print(
+        f"answerable questions answered: {answered}/{asked} = {answered / asked:.0%} "
+        f"(goal >= 70%; before: ~2%)"
+    )
+    print(
+        f"questions about facts still kept back: {hidden_asked}, told anyway: {hidden_leaked} "
+        f"({hidden_leaked / max(hidden_asked, 1):.0%}; deflected otherwise)"
+    )
+    print(
+        f"wrong summaries corrected: {corrected}/{wrong} = {corrected / max(wrong, 1):.0%} (goal >= 70%)"
+    )
+    print(f"goodbyes acknowledged and ended: {byes_ok}/{byes} = {byes_ok / byes:.0%} (goal 100%)")
+    print(f"empty replies noticed: {noticed}/{empties} = {noticed / empties:.0%} (goal >= 80%)")
+
+    # 40-turn episodes: repeats and length.
+    long_env = EMPAEnv(
+        "empa30-v1", judger=args.judger, max_turns=40, epm_overrides={"min_turns": 40}
+    )
+    for name in ("attuned", "advice_giver", "asks_and_uses"):
+        policy = SCRIPTED[name]()
+        repeats = total = 0
+        lengths: list[int] = []
+        for case_id in cases:
+            play(long_env, policy.reply, case_id)
+            seen: set[str] = set()
+            for m in long_env.messages[1:]:
+                if m["role"] != "user":
+                    continue
+                sentences = {re.sub(r"[^\w ]", "", s.lower()) for s in EN.sentences(m["content"])}
+                total += 1
+                repeats += bool(sentences & seen)
+                seen |= sentences
+                lengths.append(len(m["content"]))
+            seen.clear()
+        print(
+            f"40-turn episodes, {name}: {repeats}/{total} user turns repeat a sentence "
+            f"({repeats / total:.1%}; goal <= 10%), median length {statistics.median(lengths):.0f} "
+            f"characters (reference 48; persona cards 20-50, 60-100 telling)"
+        )
+
+    # What the user tells, by policy; contempt every third turn; the listening pair.
+    told: dict[str, int] = {}
+    scores: dict[str, list[float]] = {}
+    outcomes: dict[str, Counter[str]] = {}
+    actor_cpu = director_cpu = step_cpu = 0.0
+    actor, director = env.roles.actor, env.roles.director
+    original, original_direct = actor.respond, director.direct
+
+    def timed(view):  # noqa: ANN001, ANN202
+        nonlocal actor_cpu
+        t0 = time.process_time()
+        try:
+            return original(view)
+        finally:
+            actor_cpu += time.process_time() - t0
+
+    def timed_direct(view):  # noqa: ANN001, ANN202
+        nonlocal director_cpu
+        t0 = time.process_time()
+        try:
+            return original_direct(view)
+        finally:
+            director_cpu += time.process_time() - t0
+
+    actor.respond = timed  # type: ignore[method-assign]
+    director.direct = timed_direct  # type: ignore[method-assign]
+
+    def contempt_every_third(messages):  # noqa: ANN001, ANN202
+        n = sum(1 for m in messages if m["role"] == "assistant")
+        if n % 3 == 2:
+            return "Honestly, you're being pathetic about this. Nobody cares."
+        return ATTUNED.reply(messages)
+
+    policies = {
+        name: SCRIPTED[name]().reply
+        for name in ("attuned", "advice_giver", "lecturer", "asks_and_uses", "asks_and_ignores")
+    }
+    policies["contempt_every_third"] = contempt_every_third
+    left_turns: list[int] = []
+    for name, policy in policies.items():
+        told[name] = 0
+        scores[name] = []
+        outcomes[name] = Counter()
+        for case_id in cases:
+            env.reset(seed=0, options={"case": case_id})
+            while True:
+                reply = policy(env.messages)
+                t0 = time.process_time()
+                *_, term, trunc, info = env.step(reply)
+                step_cpu += time.process_time() - t0
+                d = info["director"]
+                if d["tool"] in (
+                    "select_and_reveal_fragment", "introduce_turning_point", "reveal_memory"
+                ) and not d["rejected"]:  # fmt: skip
+                    told[name] += 1
+                if term or trunc:
+                    scores[name].append(info["epm"]["EPM_Index"])
+                    outcomes[name][info["status"]] += 1
+                    if name == "contempt_every_third" and info["status"] == "user_left":
+                        left_turns.append(info["turn"])
+                    break
+    actor.respond = original  # type: ignore[method-assign]
+    director.direct = original_direct  # type: ignore[method-assign]
+    for name in policies:
+        print(
+            f"{name:>22}: told {told[name]:3d} stages+memories, EPM-Index "
+            f"{statistics.mean(scores[name]):5.1f}, endings {dict(outcomes[name])}"
+        )
+    ratio = told["advice_giver"] / max(told["attuned"], 1)
+    print(
+        f"advice-giver told / attuned told: {told['advice_giver']}/{told['attuned']} = {ratio:.0%} (goal <= 75%; before: 100%)"
+    )
+    left = outcomes["contempt_every_third"]["user_left"]
+    print(
+        f"contempt every third turn: the user left in {left}/{len(cases)} episodes "
+        f"(goal: all), at turn {statistics.median(left_turns) if left_turns else float('nan'):.0f} (median)"
+    )
+    uses, ignores = (statistics.mean(scores[n]) for n in ("asks_and_uses", "asks_and_ignores"))
+    print(
+        f"listening pair: asks_and_uses {uses:.1f} vs asks_and_ignores {ignores:.1f} "
+        f"({'ordered correctly' if uses > ignores else 'WRONG ORDER'})"
+    )
+    print(
+        f"actor share of a step's CPU: {actor_cpu:.2f} s of {step_cpu:.2f} s = "
+        f"{actor_cpu / step_cpu:.1%} (goal < 20%); the Director (it replays the user's state): "
+        f"{director_cpu:.2f} s = {director_cpu / step_cpu:.1%}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""The simulated user listens (issue 22): it reads the reply, answers from the case's facts,
+remembers how it was treated, and may leave."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from empa_env.cases.suites import load_suite
+from empa_env.env import EMPAEnv
+from empa_env.offline.actor import OfflineActor
+from empa_env.offline.user.reading import read_reply
+from empa_env.offline.user.state import fold_state
+from empa_env.roles.views import ActorGuidance, ActorPersona, ActorView, Message
+from empa_env.testing import policies as sp
+
+SUITE = {c.id: c for c in load_suite("empa30-v1").cases}
+
+
+@pytest.fixture(scope="module")
+def env():
+    return EMPAEnv("empa30-v1", judger="lexicon")
+
+
+def started(env, case="empa30-001", warm=0):
+    env.reset(seed=3, options={"case": case})
+    for _ in range(warm):
+        env.step(sp.attuned(env.messages))
+    return env
+
+
+def answer(env, reply):
+    trial = copy.deepcopy(env)
+    obs, _, term, trunc, info = trial.step(reply)
+    return obs, term, trunc, info, trial
+
+
+@pytest.mark.parametrize(
+    ("reply", "acts", "kind"),
+    [
+        ("Who was with you when it happened?", ("question",), "who"),
+        ("How long has your brother been ill?", ("question",), "duration"),
+        ("And what did she tell you afterwards?", ("question",), "said"),
+        ("Where were you living then?", ("question",), "place"),
+        ("Did you already try calling them?", ("question",), "tried"),
+        ("Why do you think it matters so much?", ("question",), "why"),
+        ("Is it the first time?", ("question",), "yesno"),
+        ("Maybe you should write to them tomorrow.", ("suggestion",), None),
+        ("It sounds like you feel nobody noticed.", ("summary",), None),
+        ("I apologise, I was harsh before.", ("apology",), None),
+        ("Right, I'm logging off now. Bye!", ("goodbye",), None),
+        ("   ", ("empty", "short"), None),
+        ("ok", ("short",), None),
+        ("Who cares. Grow up.", ("contempt",), None),
+        ("Calm down, it could be worse.", ("dismissal",), None),
+        ("That reminds me, my cousin once had a bakery in Lyon.", ("own_story",), None),
+    ],
+)
+def test_the_reply_is_read_for_its_acts(reply, acts, kind):
+    reading = read_reply(reply)
+    assert reading.acts == acts, reading
+    if kind:
+        assert reading.questions[0].kind == kind
+
+
+def test_a_question_about_a_known_fact_is_answered_with_it(env):
+    started(env)
+    obs, *_ = answer(env, "Sorry, who's Emre, actually?")
+    assert "Emre is my grandson" in obs
+
+
+def test_a_question_about_a_fact_kept_back_is_deflected(env):
+    case = SUITE["empa30-001"]
+    hidden = [f for f in case.facts if f.stage == 2]
+    started(env)
+    obs, *_ = answer(env, "What happened with Gülten's children?")
+    assert not any(f.answer in obs for f in hidden), obs
+    assert "gülten" in obs.lower() or "not" in obs.lower() or "later" in obs.lower(), obs
+
+
+def test_a_wrong_summary_is_corrected_with_a_true_fact(env):
+    started(env, warm=2)
+    obs, *_ = answer(env, "So basically you're sad because your horse died?")
+    assert "horse" in obs.lower() or obs.lower().startswith(("no", "that's not", "not")), obs
+    case = SUITE["empa30-001"]
+    truths = [f.answer.split(".")[0] for f in case.facts] + [
+        o.split(".")[0] for o in case.voice.openings
+    ]
+    assert any(t in obs for t in truths), obs
+
+
+def test_a_true_summary_is_confirmed_not_corrected(env):
+    started(env)
+    obs, *_ = answer(env, "So the app locked you out right before the rent is due.")
+    assert not obs.lower().startswith(("no", "that's not", "you've got it wrong")), obs
+
+
+@pytest.mark.parametrize("turns", [0, 4])
+def test_a_goodbye_is_acknowledged_and_ends_the_episode(env, turns):
+    started(env, "empa30-017", warm=turns)
+    obs, term, trunc, info, trial = answer(env, "I have to head off now. Goodbye!")
+    assert obs.strip() and term and not trunc
+    assert info["status"] == "policy_left"
+    assert trial.trajectory.outcome == "policy_left"
+    assert info["epm"]["outcome"] == "policy_left"
+
+
+def test_an_empty_reply_is_noticed(env):
+    started(env, "empa30-010", warm=2)
+    before = env.messages[-1]["content"]
+    obs, term, trunc, *_ = answer(env, "")
+    assert obs and obs != before and not (term or trunc)
+    assert "?" in obs or any(w in obs.lower() for w in ("there", "nothing", "quiet", "say")), obs
+
+
+def test_ten_different_replies_get_different_reactions(env):
+    started(env, "empa30-022", warm=3)
+    replies = [
+        sp.attuned(env.messages),
+        "Who is Giulia to you?",
+        "How long have you two been friends?",
+        "You should write her a letter.",
+        "So this is really about your dog?",
+        "I need to go. Bye.",
+        "",
+        "Stop whining, honestly.",
+        "When I was young my neighbour's wedding was cancelled too.",
+        "I'm sorry, that came out wrong.",
+    ]
+    said = [answer(env, r)[0] for r in replies]
+    assert len(set(said)) >= 8, said
+
+
+def test_contempt_is_remembered_and_the_user_leaves(env):
+    def contempt_every_third(messages):
+        n = sum(1 for m in messages if m["role"] == "assistant")
+        return "Nobody cares, grow up." if n % 3 == 2 else sp.attuned(messages)
+
+    env.reset(seed=0, options={"case": "empa30-005"})
+    while True:
+        obs, _, term, trunc, info = env.step(contempt_every_third(env.messages))
+        if term or trunc:
+            break
+    assert info["status"] == "user_left", info["status"]
+    assert info["turn"] < 30
+    assert env.trajectory.outcome == "user_left" and obs.strip()
+
+
+def test_rapport_accumulates_decays_and_remembers_contempt():
+    case = SUITE["empa30-029"]
+    warm = [Message("user", "Fifteen years and I got passed over for Kyle.")]
+    kind = warm + [
+        Message("assistant", "Fifteen years, and Kyle got it. Who told you first?"),
+        Message("user", "Diane told me on Friday."),
+        Message("assistant", "Diane told you on a Friday. What did that feel like?"),
+    ]
+    rude = warm + [
+        Message("assistant", "Nobody cares, grow up."),
+        Message("user", "Wow."),
+        Message("assistant", "Diane told you on a Friday. What did that feel like?"),
+    ]
+    good = fold_state(case, kind, (1.0, 1.0))
+    hurt = fold_state(case, rude, (-1.0, 1.0))
+    assert good.rapport > hurt.rapport
+    assert hurt.hurt > 0.5 and hurt.patience < good.patience  # remembered one turn later
+    quiet = kind + [Message("user", "Hm."), Message("assistant", "Okay.")] * 4
+    assert fold_state(case, quiet, (1.0, 1.0, 0, 0, 0, 0)).rapport < good.rapport  # decays
+
+
+def test_the_story_is_earned_not_clocked(env):
+    """The advice-giver, who never asks, is told less than a policy that asks and listens."""
+    from baselines.policies.scripted import SCRIPTED
+
+    def told(policy) -> int:
+        n = 0
+        for case in ("empa30-001", "empa30-013", "empa30-021"):
+            env.reset(seed=0, options={"case": case})
+            while True:
+                *_, term, trunc, info = env.step(policy(env.messages))
+                d = info["director"]
+                n += (
+                    d["tool"] in ("select_and_reveal_fragment", "reveal_memory")
+                    and not d["rejected"]
+                )
+                if term or trunc:
+                    break
+        return n
+
+    assert told(SCRIPTED["advice_giver"]().reply) < told(SCRIPTED["asks_and_uses"]().reply)
+
+
+def test_adjust_empathy_strategy_changes_what_is_said():
+    case = SUITE["empa30-007"]
+    persona = ActorPersona.from_case(case)
+    history = (
+        Message("user", case.voice.openings[0]),
+        Message("assistant", "I see what you are saying there."),
+    )
+    said = set()
+    for focus in (None, "affective", "cognitive", "motivational"):
+        out = set()
+        for seed in range(6):
+            g = ActorGuidance(stance="neutral", focus=focus)
+            out.add(OfflineActor().respond(ActorView(persona, history, g, 1, seed)))
+        said.add(frozenset(out))
+    assert len(said) == 4
+
+
+def test_no_sentence_twice_in_a_long_episode_and_seeded():
+    env = EMPAEnv("empa30-v1", judger="lexicon", max_turns=40, epm_overrides={"min_turns": 40})
+    from empa_env.languages import language
+
+    en = language("en")
+    for case in ("empa30-003", "empa30-018"):
+        runs = []
+        for _ in range(2):
+            env.reset(seed=7, options={"case": case})
+            while True:
+                *_, term, trunc, _ = env.step(sp.advice_giver(env.messages))
+                if term or trunc:
+                    break
+            runs.append([m["content"] for m in env.messages if m["role"] == "user"])
+        assert runs[0] == runs[1]
+        sentences = [s.lower() for m in runs[0] for s in en.sentences(m)]
+        repeated = len(sentences) - len(set(sentences))
+        assert repeated <= 0.1 * len(runs[0]), repeated
+
+
+def test_the_report_spells_the_new_endings():
+    from benchmarks.report.tables import STATUS_ORDER, outcome_label, status_label
+
+    for outcome, label in (("user_left", "user left"), ("policy_left", "policy left")):
+        assert outcome_label(outcome) == label
+        assert status_label(outcome, None, None) == label and label in STATUS_ORDER

@@ -1,0 +1,63 @@
+"""The LLM Actor listens too (issue 22): its prompt carries the facts it may tell and the
+listening rules; its end markers end the episode (through the scripted server)."""
+
+from __future__ import annotations
+
+import pytest
+
+from empa_env.env import EMPAEnv
+from empa_env.llm.roles import LLMActor, actor_ending
+from empa_env.roles.views import ActorGuidance, ActorPersona, ActorView
+
+from .conftest import HISTORY, MODEL
+
+
+@pytest.mark.parametrize(
+    ("raw", "text", "ends"),
+    [
+        ("Okay. Bye then. [END]", "Okay. Bye then.", "policy_left"),
+        ("I'm done. [LEAVE]", "I'm done.", "user_left"),
+        ("[ leave ] Fine.", "Fine.", "user_left"),
+        ("Just talking.", "Just talking.", ""),
+    ],
+)
+def test_end_markers(raw, text, ends):
+    assert actor_ending(raw) == (text, ends)
+
+
+def test_the_prompt_carries_facts_and_listening_rules_not_hidden_answers(case):
+    hidden = [f for f in case.facts if f.stage is not None]
+    view = ActorView(
+        ActorPersona.from_case(case),
+        HISTORY[:2],
+        ActorGuidance(withheld=tuple(f.about for f in hidden)),
+        1,
+        7,
+    )
+    system = LLMActor(MODEL).messages(view)[0]["content"]
+    assert "# What you can tell when asked" in system
+    assert all(f.answer in system for f in case.facts if f.stage is None)
+    assert not any(f.answer in system for f in hidden)
+    assert hidden[0].about[0] in system.split("keep to yourself")[1]
+    for rule in ("[END]", "[LEAVE]", "correct it", "empty", "Never repeat"):
+        assert rule in system
+    leaving = ActorView(view.persona, HISTORY[:2], ActorGuidance(leave=True), 1, 7)
+    assert "you leave now" in LLMActor(MODEL).messages(leaving)[0]["content"]
+
+
+def test_the_llm_actor_takes_a_goodbye_and_ends_the_episode(server, opts):
+    env = EMPAEnv("empa30-v1", actor=f"llm:{MODEL}", judger="lexicon", llm_options=opts)
+    env.reset(seed=1, options={"case": "empa30-029"})
+    env.step("That sounds hard. Who is Kyle to you?")
+    obs, _, term, trunc, info = env.step("I need to go now, goodbye.")
+    assert term and not trunc and info["status"] == "policy_left"
+    assert obs and "[END]" not in obs
+    assert env.trajectory.outcome == "policy_left"
+
+
+def test_the_llm_actor_answers_a_question_from_the_facts(server, opts):
+    env = EMPAEnv("empa30-v1", actor=f"llm:{MODEL}", judger="lexicon", llm_options=opts)
+    env.reset(seed=1, options={"case": "empa30-029"})
+    obs, *_ = env.step("Who is Kyle, the nephew?")
+    case = env.cases[[c.id for c in env.cases].index("empa30-029")]
+    assert obs in {f.answer for f in case.facts if f.stage is None}, obs
