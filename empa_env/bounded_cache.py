@@ -69,9 +69,7 @@ class BytesLRU(Generic[R]):
                 self.hits += 1
                 return found[0]
         value = self.fn(*args)
-        weight = (
-            self.weigh(args, value) if self.weigh else approx_size(args) + approx_size(value)
-        )
+        weight = self.weigh(args, value) if self.weigh else approx_size(args) + approx_size(value)
         with self._lock:
             self.misses += 1
             if weight > self.max_bytes // 10 or key in self._data:

@@ -36,7 +36,6 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-
 Span = tuple[int, int]
 
 #: Pinned model files: tier -> (pip requirement, package, relative path, sha256).
