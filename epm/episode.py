@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from epm.config import EPMConfig, get_preset
-from epm.ending import EndStatus
+from epm.ending import USER_ENDINGS, EndStatus
 from epm.indices import INDEX_NAMES, batch_indices, scores_from_indices
 from epm.metrics import METRIC_NAMES, batch_metrics, pad_episodes
 from epm.tracker import EPMTracker
@@ -68,6 +68,20 @@ def replay(
     return status, tracker.turn
 
 
+def scored_turns(trajectory: Trajectory, config: EPMConfig) -> tuple[np.ndarray, np.ndarray]:
+    """``(v_t, levels)`` as scored. A conversation the user ended before ``min_turns`` (the policy
+    said goodbye, ``policy_left``, or drove the user away, ``user_left``) is scored as if the turns
+    up to ``min_turns`` had been played with no move (``v_t = 0``, all levels 0): the user is left
+    where they were. Otherwise leaving early would lock in a short trajectory's metrics, and a
+    policy could raise its score by saying goodbye after a few good turns."""
+    inc, lev = trajectory.increments(), trajectory.levels()
+    missing = config.ending.min_turns - len(inc)
+    if trajectory.outcome in USER_ENDINGS and missing > 0:
+        inc = np.vstack([inc, np.zeros((missing, 3))])
+        lev = np.vstack([lev, np.zeros((missing, lev.shape[1]))])
+    return inc, lev
+
+
 def evaluate_many(
     trajectories: Sequence[Trajectory], config: EPMConfig | str = "official"
 ) -> list[dict[str, Any]]:
@@ -75,9 +89,8 @@ def evaluate_many(
     config = get_preset(config)
     if not trajectories:
         return []
-    v, lv, lengths = pad_episodes(
-        [t.increments() for t in trajectories], [t.levels() for t in trajectories]
-    )
+    scored = [scored_turns(t, config) for t in trajectories]
+    v, lv, lengths = pad_episodes([inc for inc, _ in scored], [lev for _, lev in scored])
     p0 = np.array([t.p0 for t in trajectories], dtype=float)
     arrays = evaluate_batch(p0, v, lv, lengths, config)
     rows = []
@@ -97,4 +110,4 @@ def evaluate_many(
     return rows
 
 
-__all__ = ["INDEX_NAMES", "evaluate", "evaluate_batch", "evaluate_many", "replay"]
+__all__ = ["INDEX_NAMES", "evaluate", "evaluate_batch", "evaluate_many", "replay", "scored_turns"]
