@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from epm.config import EPMConfig, get_preset
-from epm.ending import USER_ENDINGS, EndStatus
+from epm.ending import EndStatus
 from epm.indices import INDEX_NAMES, batch_indices, scores_from_indices
 from epm.metrics import METRIC_NAMES, batch_metrics, pad_episodes
 from epm.tracker import EPMTracker
@@ -69,14 +69,19 @@ def replay(
 
 
 def scored_turns(trajectory: Trajectory, config: EPMConfig) -> tuple[np.ndarray, np.ndarray]:
-    """``(v_t, levels)`` as scored. A conversation the user ended before ``min_turns`` (the policy
-    said goodbye, ``policy_left``, or drove the user away, ``user_left``) is scored as if the turns
-    up to ``min_turns`` had been played with no move (``v_t = 0``, all levels 0): the user is left
-    where they were. Otherwise leaving early would lock in a short trajectory's metrics, and a
-    policy could raise its score by saying goodbye after a few good turns."""
+    """``(v_t, levels)`` as scored. A conversation the policy ended with a goodbye before
+    ``min_turns`` (``policy_left``) is scored as if the turns up to ``min_turns`` had been played
+    with no move (``v_t = 0``, all levels 0): the user is left where they were. Otherwise leaving
+    early would lock in a short trajectory's metrics, and a policy could raise its score by saying
+    goodbye after a few good turns (measured: 45.6 for 3 attuned turns and a goodbye, 41.7
+    scored this way, 47.8 for full play; 10 cases).
+
+    A user who leaves (``user_left``) is not padded: zero moves after a run of negative ones
+    raise the indices (measured: the lecturer 16.5 as played, 21.4 padded), so its trajectory is
+    scored as played."""
     inc, lev = trajectory.increments(), trajectory.levels()
     missing = config.ending.min_turns - len(inc)
-    if trajectory.outcome in USER_ENDINGS and missing > 0:
+    if trajectory.outcome == "policy_left" and missing > 0:
         inc = np.vstack([inc, np.zeros((missing, 3))])
         lev = np.vstack([lev, np.zeros((missing, lev.shape[1]))])
     return inc, lev

@@ -38,3 +38,12 @@ def test_a_goodbye_before_min_turns_is_scored_as_the_user_left_where_they_were()
     ended = evaluate(_played("failure"))
     assert ended["turns"] == len(left.turns)
     assert scored["EPM_Index"] <= ended["EPM_Index"]
+
+
+def test_a_user_who_leaves_is_scored_as_played():
+    """Padding a walk-out with zero moves would raise the score of the policy that drove the user
+    away (zero moves after negative ones)."""
+    config = get_preset("official")
+    left = _played("user_left")
+    inc, _ = scored_turns(left, config)
+    assert np.array_equal(inc, left.increments())
