@@ -76,14 +76,20 @@ def scored_turns(trajectory: Trajectory, config: EPMConfig) -> tuple[np.ndarray,
     goodbye after a few good turns (measured: 45.6 for 3 attuned turns and a goodbye, 41.7
     scored this way, 47.8 for full play; 10 cases).
 
-    A user who leaves (``user_left``) is not padded: zero moves after a run of negative ones
-    raise the indices (measured: the lecturer 16.5 as played, 21.4 padded), so its trajectory is
-    scored as played."""
+    A user who leaves (``user_left``: mistreated until their patience ran out) before
+    ``min_turns`` is scored as if the last move had gone on until ``min_turns`` (the user walks
+    out in the direction the policy drove them): padding with no move would raise the score of the
+    policy that drove them away (zero moves after negative ones; measured: the lecturer 16.5 as
+    played, 21.4 padded with zeros), and an optimiser would learn to be rude to end episodes.
+    """
     inc, lev = trajectory.increments(), trajectory.levels()
     missing = config.ending.min_turns - len(inc)
-    if trajectory.outcome == "policy_left" and missing > 0:
+    if missing > 0 and trajectory.outcome == "policy_left":
         inc = np.vstack([inc, np.zeros((missing, 3))])
         lev = np.vstack([lev, np.zeros((missing, lev.shape[1]))])
+    elif missing > 0 and trajectory.outcome == "user_left" and len(inc):
+        inc = np.vstack([inc, np.repeat(inc[-1:], missing, axis=0)])
+        lev = np.vstack([lev, np.repeat(lev[-1:], missing, axis=0)])
     return inc, lev
 
 

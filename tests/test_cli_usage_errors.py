@@ -16,7 +16,7 @@ def test_cases_generate_into_an_unwritable_folder_is_one_error_line(tmp_path, ca
 
 def test_an_unknown_option_shows_the_usage_of_its_subcommand(tmp_path, capsys):
     for argv, prog in (
-        (["export", str(tmp_path), "--out", "somewhere"], "empa export"),
+        (["export", str(tmp_path), "--bogus", "somewhere"], "empa export"),
         (["cases", "generate", "--count", "1", "--out", str(tmp_path), "--bogus"],
          "empa cases generate"),
     ):  # fmt: skip

@@ -610,12 +610,18 @@ def _fill_placeholders(text: str) -> str:
     return PLACEHOLDER_RE.sub(repl, text)
 
 
+#: Case fields left out of the fluency corpus: answerable facts are drafted from the case's own
+#: lines by heuristics (issue 22), so they add no grammar and would change the shipped model.
+FLUENCY_SKIPPED_FIELDS = frozenset({"facts"})
+
+
 def _strings(node: object) -> Iterable[str]:
     if isinstance(node, str):
         yield node
     elif isinstance(node, dict):
-        for v in node.values():
-            yield from _strings(v)
+        for k, v in node.items():
+            if k not in FLUENCY_SKIPPED_FIELDS:
+                yield from _strings(v)
     elif isinstance(node, list):
         for v in node:
             yield from _strings(v)

@@ -67,9 +67,15 @@ def test_exports_carry_the_conversation_in_order(tmp_path):
 
     traj = _episode().trajectory
 
-    class Store:  # the two methods the exports read
+    class Store:  # the methods the exports read (RunStore's decoding of stored JSON)
         def iter_rows(self):
             yield "k", "m", "c1", 0, {"EPM_Index": 50.0}, {}, traj.to_json()
+
+        def decode(self, key, what, text):  # noqa: ANN001, ANN202
+            return json.loads(text)
+
+        def trajectory(self, key, text):  # noqa: ANN001, ANN202
+            return type(traj).from_json(text)
 
         def episodes_frame(self) -> pd.DataFrame:
             return pd.DataFrame([{"episode_key": "k", "model": "m"}])

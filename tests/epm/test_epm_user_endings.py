@@ -40,10 +40,13 @@ def test_a_goodbye_before_min_turns_is_scored_as_the_user_left_where_they_were()
     assert scored["EPM_Index"] <= ended["EPM_Index"]
 
 
-def test_a_user_who_leaves_is_scored_as_played():
+def test_a_user_who_leaves_is_scored_as_if_the_last_move_went_on():
     """Padding a walk-out with zero moves would raise the score of the policy that drove the user
-    away (zero moves after negative ones)."""
+    away (zero moves after negative ones): the last move goes on until ``min_turns``."""
     config = get_preset("official")
     left = _played("user_left")
-    inc, _ = scored_turns(left, config)
-    assert np.array_equal(inc, left.increments())
+    inc, levels = scored_turns(left, config)
+    n = len(left.turns)
+    assert len(inc) == config.ending.min_turns
+    assert np.array_equal(inc[:n], left.increments())
+    assert (inc[n:] == left.increments()[-1]).all() and (levels[n:] == left.levels()[-1]).all()

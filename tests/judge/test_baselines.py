@@ -112,4 +112,6 @@ def test_attuned_beats_advice_beats_lecturer_with_the_default_judge(judge_under_
         run(p()) for p in (AttunedPolicy, AdviceGiverPolicy, LecturerPolicy)
     )
     assert attuned[0] > advice[0], (attuned, advice)
-    assert advice[0] > lecturer[0] + 20, (advice, lecturer)
+    # The listening user leaves the lecturer at about turn 7 (before: failure at turn 12), which
+    # cuts its run of negative moves short: 16.5 against 11.5 before; the advice-giver 34.8.
+    assert advice[0] > lecturer[0] + 15, (advice, lecturer)

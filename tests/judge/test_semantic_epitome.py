@@ -121,6 +121,10 @@ def test_relevance_penalties_are_rare_on_human_replies(as_used_report):
 
 
 @needs_epitome
+@pytest.mark.xfail(
+    strict=True,
+    reason="not met (issue 21): AUROC .611 among the 489 human replies with a question (goal .70)",
+)
 def test_P_is_not_a_question_detector(as_used_report):
     """Among the human replies that ask a question, P still separates explorations of the person
     (EX > 0) from other questions."""
