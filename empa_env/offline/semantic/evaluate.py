@@ -66,13 +66,7 @@ def evaluate_epitome(judger, path: Path) -> EpitomeReport:  # noqa: ANN001 - Sem
     for axis in ("A", "C", "P"):
         y = labels[axis]
         score, level = scores[f"{axis}_Prog"]
-        axes[axis] = AxisMetrics(
-            accuracy=float((level == y).mean()),
-            macro_f1=macro_f1(y, level),
-            auroc=auroc(y > 0, score),
-            spearman=spearman(score, y),
-            majority=majority_accuracy(y),
-        )
+        axes[axis] = _axis_metrics(y, score, level)
     return EpitomeReport(axes, len(posts))
 
 
