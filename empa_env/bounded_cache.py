@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from functools import wraps
@@ -42,6 +43,19 @@ def approx_size(obj: object, depth: int = 0) -> int:
     return size + sum(approx_size(getattr(obj, s, None), depth + 1) for s in slots)
 
 
+#: Every live :class:`BytesLRU` (weakly held), so that :func:`clear_all` reaches the caches of
+#: objects too (a judge's grounding readings, the guards' reply facts).
+_LIVE: weakref.WeakSet[BytesLRU[Any]] = weakref.WeakSet()
+
+
+def clear_all() -> int:
+    """Empty every live bounded cache (a truly cold start for a measurement); returns how many."""
+    caches = list(_LIVE)
+    for cache in caches:
+        cache.cache_clear()
+    return len(caches)
+
+
 class BytesLRU(Generic[R]):
     """The cache behind :func:`lru_bytes` (``cache_clear()``, ``cache_info()``, ``nbytes``)."""
 
@@ -59,6 +73,7 @@ class BytesLRU(Generic[R]):
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        _LIVE.add(self)
 
     def __call__(self, *args: Any) -> R:
         key = args
@@ -129,4 +144,4 @@ def text_weight(per_char: int = 4, overhead: int = 200) -> Callable[[tuple[Any, 
     return weigh
 
 
-__all__ = ["BytesLRU", "approx_size", "lru_bytes", "text_weight"]
+__all__ = ["BytesLRU", "approx_size", "clear_all", "lru_bytes", "text_weight"]

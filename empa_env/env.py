@@ -15,7 +15,7 @@ receives their results; :meth:`EMPAEnv.step` drives it with the roles' synchrono
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -72,6 +72,65 @@ class _Episode:
     history: list[Message] = field(default_factory=list)
     last_levels: dict[str, int] = field(default_factory=dict)
     done: bool = False
+    #: A judgement of the coming step made ahead in a batch (:func:`judge_ahead`), with its view.
+    ahead: tuple[JudgeView, Judgement | _Failed] | None = None
+
+
+def _judge_view(ep: _Episode, reply: str) -> JudgeView:
+    """What the Judger sees of the coming step: the profile, the history and the reply."""
+    profile = JudgeProfile.from_case(
+        ep.case,
+        tuple(ep.plot.released_emotions),
+        ep.plot.current_focus,  # type: ignore[arg-type]
+    )
+    return JudgeView(profile, tuple(ep.history), reply, ep.tracker.turn + 1)
+
+
+def judge_ahead(envs: Sequence[gym.Env], replies: Sequence[Any]) -> int:
+    """Rate the coming step of several environments in one batched judge call per judge.
+
+    ``envs[i]`` will next be stepped with ``replies[i]`` (lockstep rollouts:
+    :func:`empa_env.rollout.play_lockstep`). Each environment's view is judged now, with the
+    environments sharing a judge of one identity (its class and ``describe()``) rated by one
+    :meth:`~empa_env.roles.base.Judger.judge_batch` call (the offline judge encodes every
+    reply, user message and sentence of the batch in one pass); the next ``step`` with the same
+    reply uses that judgement instead of calling its Judger. Everything else about the step is
+    unchanged, and so is its result: ``judge_batch`` returns what ``judge`` would.
+
+    Environments whose judge does not batch (it keeps the default loop), that have no running
+    episode, or whose reply the step would refuse are left alone; so is a batch whose call
+    raises (each step then calls its own Judger, which records a failure as usual). Returns
+    the number of environments judged ahead."""
+    from empa_env.roles.base import Judger
+
+    groups: dict[tuple[type, str], list[tuple[_Episode, JudgeView]]] = {}
+    judges: dict[tuple[type, str], Judger] = {}
+    for env, reply in zip(envs, replies, strict=True):
+        base = env.unwrapped
+        if not isinstance(base, EMPAEnv) or not isinstance(reply, str):
+            continue
+        ep = base._episode
+        judger = base.roles.judger
+        if (
+            ep is None
+            or ep.done
+            or len(reply) > base.env_config.max_reply_chars
+            or type(judger).judge_batch is Judger.judge_batch
+        ):
+            continue
+        key = (type(judger), repr(sorted(judger.describe().items())))
+        judges.setdefault(key, judger)
+        groups.setdefault(key, []).append((ep, _judge_view(ep, reply)))
+    done = 0
+    for key, members in groups.items():
+        try:
+            results = judges[key].judge_batch([view for _, view in members])
+        except Exception:  # each step calls its own Judger and records the failure
+            continue
+        for (ep, view), judgement in zip(members, results, strict=True):
+            ep.ahead = (view, judgement)
+            done += 1
+    return done
 
 
 def _checked_options(options: Any) -> dict[str, Any]:
@@ -329,13 +388,14 @@ class EMPAEnv(gym.Env[str, str]):
             raise ValueError(f"reply of {len(reply)} characters exceeds the action space's {limit}")
         turn = ep.tracker.turn + 1
 
-        # 1. The Judger rates the reply in the context of the history before it.
-        profile = JudgeProfile.from_case(
-            ep.case,
-            tuple(ep.plot.released_emotions),
-            ep.plot.current_focus,  # type: ignore[arg-type]
-        )
-        judged = yield _Call("judger", "judge", JudgeView(profile, tuple(ep.history), reply, turn))
+        # 1. The Judger rates the reply in the context of the history before it (unless it was
+        # rated ahead, in one batch with other environments: judge_ahead).
+        view = _judge_view(ep, reply)
+        ahead, ep.ahead = ep.ahead, None
+        if ahead is not None and ahead[0] == view:
+            judged: Any = ahead[1]
+        else:
+            judged = yield _Call("judger", "judge", view)
         judgement = self._checked_judgement(judged)
         ep.history.append(Message("assistant", reply))
 

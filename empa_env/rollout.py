@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from empa_env.env import judge_ahead
 from empa_env.policy import FunctionPolicy, Messages, Policy
 
 #: A policy for the rollout functions: a :class:`Policy` or ``messages -> str`` (sync or async).
@@ -395,6 +396,8 @@ def play_lockstep(
                 episodes[i].trajectory = _trajectory(envs[i])
                 h.on_error(i, episodes[i], exc)
             raise
+        # One batched judge call for the whole turn (the judgements each step would make).
+        judge_ahead([envs[i] for i in alive], replies)
         still = []
         for i, messages, reply in zip(alive, histories, replies, strict=True):
             try:

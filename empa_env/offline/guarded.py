@@ -21,6 +21,7 @@ the constructor's ``language``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from empa_env.offline.guards import (
@@ -64,19 +65,22 @@ class GuardedJudger(Judger):
         }
 
     def judge(self, view: JudgeView) -> Judgement:
-        language = getattr(view.profile, "language", None) or self.language
-        verdict = self._relevance_checked(
-            self.guards.inspect(view.reply, view.history, language), view
-        )
-        inner = self.inner.judge(view)
-        return self.combine(view.reply, verdict, inner)
+        return self._guarded(view, self.inner.judge(view))
 
     async def ajudge(self, view: JudgeView) -> Judgement:
+        return self._guarded(view, await self.inner.ajudge(view))
+
+    def judge_batch(self, views: Sequence[JudgeView]) -> list[Judgement]:
+        """The inner judge's batch (one batched encoder pass), each guarded as :meth:`judge`."""
+        inner = self.inner.judge_batch(views)
+        return [self._guarded(v, j) for v, j in zip(views, inner, strict=True)]
+
+    def _guarded(self, view: JudgeView, inner: Judgement) -> Judgement:
+        """The guards' verdict on ``view`` applied to the inner judge's judgement of it."""
         language = getattr(view.profile, "language", None) or self.language
         verdict = self._relevance_checked(
             self.guards.inspect(view.reply, view.history, language), view
         )
-        inner = await self.inner.ajudge(view)
         return self.combine(view.reply, verdict, inner)
 
     def _relevance_checked(self, verdict: GuardVerdict, view: JudgeView) -> GuardVerdict:

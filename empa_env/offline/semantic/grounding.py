@@ -71,6 +71,11 @@ def _vocabulary() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(stop), frozenset(d.generic_words | d.topic_free)
 
 
+def _window(user_texts: Sequence[str]) -> tuple[str, ...]:
+    """The user messages grounding reads: the last :data:`USER_WINDOW` non-empty ones."""
+    return tuple(t for t in user_texts if t.strip())[-USER_WINDOW:]
+
+
 def _stem(word: str) -> str:
     word = word.removesuffix("'s")
     for suffix in ("ing", "ed", "es", "s", "ly"):
@@ -222,8 +227,12 @@ class GroundingModel:
 
     def read(self, user_texts: Sequence[str], reply: str) -> GroundingReading:
         """The grounding of each sentence of ``reply`` in the conversation ``user_texts``."""
-        users = tuple(t for t in user_texts if t.strip())[-USER_WINDOW:]
-        return self._read(users, reply)
+        return self._read(_window(user_texts), reply)
+
+    def texts(self, user_texts: Sequence[str], reply: str) -> list[str]:
+        """The texts :meth:`read` encodes for this pair (so that a batch of judgements can
+        encode them ahead, in one call)."""
+        return [*_window(user_texts), *(reply[a:b] for a, b in sentence_spans(reply))]
 
     def _read_uncached(self, users: tuple[str, ...], reply: str) -> GroundingReading:
         spans = tuple(sentence_spans(reply))
@@ -266,6 +275,10 @@ class GroundingGuard:
 
     def describe(self) -> dict[str, str]:
         return {"grounding_sha256": self.model.sha256}
+
+    def reads(self, history, reply: str) -> list[str]:  # noqa: ANN001 - Sequence[Message]
+        """The texts this guard encodes for ``reply`` after ``history`` (batched ahead)."""
+        return self.model.texts([m.content for m in history if m.role == "user"], reply)
 
     def _generic_before(self, history, threshold: float) -> bool:  # noqa: ANN001
         """Whether one of the last :data:`GENERIC_WINDOW` replies was not grounded either (each

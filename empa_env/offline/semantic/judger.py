@@ -342,6 +342,39 @@ class SemanticJudger(Judger):
         context = GuardContext(tuple(view.history), view.profile, view.turn)
         return self._judge(users, view.reply, context)
 
+    def judge_batch(self, views: Sequence[JudgeView]) -> list[Judgement]:
+        """Judge several replies: what every judgement will encode (the user messages, the
+        replies and their sentences, what the guards read) is encoded first in one batched
+        call per kind, then each reply is judged as :meth:`judge` does (from the encoder's
+        cache: the same vectors, the same judgements)."""
+        self.prepare(views)
+        return [self.judge(v) for v in views]
+
+    def prepare(self, views: Sequence[JudgeView]) -> None:
+        """Encode ahead, in batched calls, what judging ``views`` will read (kept by the
+        encoder's cache; without a cache there is nothing to keep and nothing is done)."""
+        if not hasattr(self.encoder, "encode_segments_many") or not hasattr(self.encoder, "clear"):
+            return
+        texts: list[str] = []
+        segments: list[tuple[str, list[Span]]] = []
+        for v in views:
+            if not v.reply.strip():
+                continue
+            texts += recent_user_texts([m.content for m in v.history if m.role == "user"])
+            spans = sentence_spans(v.reply)
+            if self.pooled:
+                texts += [v.reply, *(v.reply[a:b] for a, b in spans)]
+            else:
+                segments.append((v.reply, spans or [(0, len(v.reply))]))
+            for guard in self.guards:
+                reads = getattr(guard, "reads", None)
+                if reads is not None:
+                    texts += reads(v.history, v.reply)
+        if texts:
+            self.encoder.encode(list(dict.fromkeys(texts)))
+        if segments:
+            self.encoder.encode_segments_many(segments)  # type: ignore[attr-defined]
+
     def rate(self, user_text: str, reply: str, history: Sequence[Message] = ()) -> Judgement:
         """Profile-free rating: ``reply`` to ``user_text`` (after ``history``, if any)."""
         users = [m.content for m in history if m.role == "user"] + [user_text]
