@@ -306,7 +306,27 @@ def sentence_texts(text: str) -> list[str]:
     return [text[a:b] for a, b in sentence_spans(text)]
 
 
+_DISCOURSE = r"(?:(?:so|and|but|ok(?:ay)?|well|also|then|now|hmm+|oh|honestly|just|and so),?\s+)*"
+_INTERROGATIVE = re.compile(
+    r"^\W*" + _DISCOURSE + r"(?:what|what's|whats|how|how's|hows|why|when|where|who|whom|whose|"
+    r"which|do|does|did|don't|doesn't|didn't|is|isn't|are|aren't|was|wasn't|were|weren't|have|"
+    r"has|had|haven't|hasn't|can|can't|could|couldn't|would|wouldn't|will|won't|should|"
+    r"shouldn't|shall|may|might|am|tell me|say more)\b",
+    re.IGNORECASE,
+)
+
+
+def is_interrogative(sentence: str) -> bool:
+    """Whether ``sentence`` (one sentence) is a question in form: it ends with a question mark
+    and opens, after discourse words ("so", "and", "okay"), with a question word or an inverted
+    auxiliary ("What happened?", "So did she call?"). A statement with a question mark ("So
+    you're hurt that she left?") is not: it says something about the listener and asks only
+    for a yes."""
+    text = read(sentence).strip()
+    return text.rstrip("\"')] ").endswith("?") and _INTERROGATIVE.match(text) is not None
+
+
 __all__ = [
     "ABBREVIATIONS", "CONFUSABLES", "Reading", "read", "reading_form", "sentence_spans",
-    "sentence_texts",
+    "is_interrogative", "sentence_texts",
 ]  # fmt: skip

@@ -33,6 +33,7 @@ from empa_env.offline.guards import (
 )
 from empa_env.roles.base import Judger
 from empa_env.roles.views import JudgeView
+from empa_env.text import is_interrogative
 from epm.rubric import AXES
 from epm.trajectory import Judgement
 
@@ -84,14 +85,16 @@ class GuardedJudger(Judger):
         return self.combine(view.reply, verdict, inner)
 
     def _relevance_checked(self, verdict: GuardVerdict, view: JudgeView) -> GuardVerdict:
-        """The guards' lexical relevance penalties ("changes the subject", "never raised") stand
-        only where the inner judge's learned grounding agrees that the sentence is about
-        something else: a word list flags idioms, abbreviations and typos in human replies
-        ("jump the gun", "Ph.D.", "your saftey"), a judgement of relevance does not. Without a
-        grounding model (another inner judge) the penalties stand as found."""
+        """The guards' lexical relevance findings (the penalties "changes the subject", "talks
+        about", and questions discredited because they name a topic this user never raised)
+        stand only where the inner judge's learned grounding agrees that the sentence is about
+        something else: a word list flags idioms, abbreviations, typos and paraphrases in human
+        replies ("jump the gun", "Ph.D.", "your saftey", "the job" for their "work"), a judgement
+        of relevance does not. Without a grounding model (another inner judge) they stand as
+        found."""
         model = getattr(self.inner, "grounding", None)
         relevance = [f for f in verdict.penalties if f.reason.startswith(RELEVANCE_REASONS)]
-        if model is None or not relevance:
+        if model is None or not (relevance or verdict.unraised):
             return verdict
         users = [m.content for m in view.history if m.role == "user"]
         limit = model.thresholds["misattributes"]
@@ -101,9 +104,13 @@ class GuardedJudger(Judger):
             return g.best < limit and float(g.column("specificity").max()) < ELSEWHERE_SPECIFICITY
 
         kept = tuple(f for f in verdict.penalties if f not in relevance or _elsewhere(f.quote))
-        if len(kept) == len(verdict.penalties):
+        # a question about something new asks, it does not talk about it (statements that name
+        # what this user never raised stay discredited: on human replies that reading holds)
+        cleared = {s for s in verdict.unraised if is_interrogative(s) and not _elsewhere(s)}
+        if len(kept) == len(verdict.penalties) and not cleared:
             return verdict
-        return replace(verdict, penalties=kept)
+        discredited = tuple(s for s in verdict.discredited if s not in cleared)
+        return replace(verdict, penalties=kept, discredited=discredited)
 
     # ------------------------------------------------------------------------------------------
     def combine(self, reply: str, verdict, inner: Judgement) -> Judgement:  # noqa: ANN001

@@ -183,6 +183,9 @@ class GuardVerdict:
     #: Sentences that negate blame, contempt or dismissal ("it's not your fault", "you're not a
     #: burden"): kind, so no negative level may be quoted from them.
     kind: tuple[str, ...] = ()
+    #: The discredited sentences that are discredited only because they name a topic or a person
+    #: this user never raised (a word-list reading: a judge of relevance may overrule it).
+    unraised: tuple[str, ...] = ()
 
     @property
     def worst(self) -> dict[str, int]:
@@ -711,6 +714,7 @@ class _Verdict:
     notes: list[str] = field(default_factory=list)
     discredited: list[str] = field(default_factory=list)
     kind: list[str] = field(default_factory=list)
+    unraised: list[str] = field(default_factory=list)
 
     def penalise(self, axis: Axis, level: int, quote: str, reason: str) -> None:
         self.penalties.append(Finding(axis, level, quote, reason))
@@ -734,6 +738,12 @@ class _Verdict:
             notes=tuple(self.notes),
             discredited=tuple(dict.fromkeys(self.discredited)),
             kind=tuple(dict.fromkeys(self.kind)),
+            # only the sentences no other finding discredited too
+            unraised=tuple(
+                t
+                for t in dict.fromkeys(self.unraised)
+                if self.discredited.count(t) <= self.unraised.count(t)
+            ),
         )
 
 
@@ -1187,12 +1197,14 @@ class ReplyGuards:
             # Small talk to someone who is telling you something painful is not neutral filler:
             # it turns away from them (and an optimiser would otherwise use it as free padding).
             v.discredited.extend(small_talk)
+            v.unraised.extend(small_talk)
             v.penalise(
                 "A", -1, small_talk[0], "changes the subject to something this user never raised"
             )
         if not strangers:
             return
         v.discredited.extend(t for t, _ in strangers)
+        v.unraised.extend(t for t, _ in strangers)
         if overlap or len(distinct) < FOREIGN_MENTIONS:
             v.notes.append(f"{strangers[0][1]!r} was never raised by this user: no credit there")
             return

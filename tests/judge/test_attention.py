@@ -6,6 +6,7 @@ files that no installed suite changes."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -162,6 +163,52 @@ def test_attributing_what_the_user_never_said_misses_the_point(judge):
     )
     j = rate(judge, USER, reply)
     assert j.prog["C"] == 0
+
+
+# --- P is not a question detector ---------------------------------------------------------------
+QUESTIONS = Path(__file__).parent / "data" / "questions.yaml"
+
+
+def _question_set(judge):  # noqa: ANN001, ANN202
+    import yaml
+
+    inner = judge.inner
+    rows = []
+    for context in yaml.safe_load(QUESTIONS.read_text("utf-8")):
+        for r in context["replies"]:
+            j = rate(judge, context["user"], r["text"])
+            head = inner.read([context["user"]], r["text"]).scores["P_Prog"]
+            rows.append((r["explore"], r["kind"], j.prog["P"], j.prog["P"] + 0.1 * head))
+    return rows
+
+
+def test_P_separates_explorations_from_other_questions(judge):
+    """The project's labelled set (tests/judge/data/questions.yaml: 12 user messages, 96
+    replies that each ask a question): explorations of the person against advice put as a
+    question, rhetorical and tag questions, summaries with a question mark, questions about the
+    writer or their own words, and off-topic ones. P as used (levels, ties broken by the head)
+    must separate them (AUROC >= .70), and advice put as a question earns less P than an
+    exploration."""
+    from empa_env.offline.semantic.metrics import auroc
+
+    rows = _question_set(judge)
+    explore = np.array([r[0] for r in rows]) > 0
+    assert len(rows) >= 90 and explore.sum() >= 30
+    assert auroc(explore, np.array([r[3] for r in rows])) >= 0.70
+    level = {k: np.mean([r[2] for r in rows if r[1] == k]) for k in {r[1] for r in rows}}
+    assert level["explore"] > level["suggestion"] + 0.4
+    assert level["tag"] <= 0.25 and level["restate"] <= 0.25
+
+
+def test_a_question_attributes_nothing_but_a_summary_with_a_question_mark_does(judge):
+    user = "I moved to a new city for work and I don't know anyone here."
+    asks = rate(judge, user, "What made you decide to take the job?")
+    assert asks.neg["C"] == 0 and asks.prog["P"] >= 1, asks.reasoning
+    from empa_env.text import is_interrogative
+
+    assert is_interrogative("So did she call you back?")
+    assert not is_interrogative("So you lost your job because of your sister?")
+    assert not is_interrogative("What happened.")
 
 
 # --- shipped, pinned assets ----------------------------------------------------------------------

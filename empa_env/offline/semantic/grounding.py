@@ -36,7 +36,7 @@ from empa_env.bounded_cache import lru_bytes, text_weight
 from empa_env.languages import language
 from empa_env.offline.semantic.encoder import Encoder
 from empa_env.offline.semantic.heads import file_digest
-from empa_env.text import read, sentence_spans
+from empa_env.text import is_interrogative, read, sentence_spans
 
 GROUNDING_FILE = Path(__file__).with_name("grounding.npz")
 FEATURES = (
@@ -53,6 +53,9 @@ MISATTRIBUTION_SPECIFICITY = -0.35
 GENERIC_WINDOW = 2
 #: The largest share of a grounded sentence's specific content words that the user never used.
 MAX_FOREIGN = 0.34
+#: A sentence with none of the user's content words is grounded only by paraphrase: it must fit
+#: this conversation at least this much better than the reference pool's closest messages.
+PARAPHRASE_SPECIFICITY = 0.05
 #: Messages of the user read for grounding (the recent ones weigh most in ``cos_recent``).
 USER_WINDOW = 12
 
@@ -155,11 +158,26 @@ class GroundingReading:
     spans: tuple[tuple[int, int], ...]
     p: tuple[float, ...]
     features: np.ndarray
+    #: Per sentence: a question in form (:func:`empa_env.text.is_interrogative`). A question
+    #: asks about what it names; it attributes nothing to the user.
+    asks: tuple[bool, ...] = ()
 
     @property
     def best(self) -> float:
         """The grounding of the reply's best-anchored sentence (0 without sentences)."""
         return max(self.p, default=0.0)
+
+    def explores(self, reply: str) -> list[bool]:
+        """Per sentence: a question that explores, one in form (:attr:`asks`) that is not advice
+        put as a question ("have you tried ...?", "why not ...?"): it invites the person to say
+        more about their own experience."""
+        from empa_env.offline.guards import SUGGESTION_RE
+
+        asks = self.asks or (False,) * len(self.p)
+        return [
+            q and SUGGESTION_RE.search(read(reply[a:b])) is None
+            for (a, b), q in zip(self.spans, asks, strict=True)
+        ]
 
     def column(self, name: str) -> np.ndarray:
         return self.features[:, FEATURES.index(name)]
@@ -167,9 +185,11 @@ class GroundingReading:
     def for_someone_else(self) -> bool:
         """Whether the reply reads as written for another person: every sentence with specific
         content shares none of it with this user, most of it is new to them, and at least one
-        such sentence speaks to the user (a story of the writer's own is not this)."""
+        such sentence speaks to the user (a story of the writer's own is not this). Questions
+        do not count: asking about something new is not saying it happened to them."""
+        asks = self.asks or (False,) * len(self.p)
         rows = [dict(zip(FEATURES, r, strict=True)) for r in self.features]
-        specific = [r for r in rows if r["has_content"]]
+        specific = [r for r, q in zip(rows, asks, strict=True) if r["has_content"] and not q]
         return (
             bool(specific)
             and all(r["lexical_count"] == 0 and r["foreign_share"] >= 0.6 for r in specific)
@@ -177,15 +197,21 @@ class GroundingReading:
         )
 
     def anchored(self, threshold: float) -> list[bool]:
-        """Per sentence: grounded in this conversation. Its ``p`` reaches ``threshold`` and it
-        brings no more content this user never raised than content of theirs (a template that
-        happens to share one word with them, around a situation they never described, is not
-        about them)."""
+        """Per sentence: grounded in this conversation. Its ``p`` reaches ``threshold``, its
+        content is this user's (one of their content words, or, for a paraphrase or a line with
+        no content words ("how are you feeling right now?"), a sentence that fits this
+        conversation clearly better than others: ``specificity`` at least
+        :data:`PARAPHRASE_SPECIFICITY`), and it brings no more content this user never raised
+        than content of theirs (a template that happens to share one word with them, around a
+        situation they never described, is not about them)."""
         foreign = self.column("foreign_share")
         matched = self.column("lexical_count") * 3
+        spec = self.column("specificity")
         return [
-            p >= threshold and (f <= MAX_FOREIGN or m >= 2)
-            for p, f, m in zip(self.p, foreign, matched, strict=True)
+            p >= threshold
+            and (m >= 1 or s >= PARAPHRASE_SPECIFICITY)
+            and (f <= MAX_FOREIGN or m >= 2)
+            for p, f, m, s in zip(self.p, foreign, matched, spec, strict=True)
         ]
 
 
@@ -238,12 +264,13 @@ class GroundingModel:
         spans = tuple(sentence_spans(reply))
         sentences = [reply[a:b] for a, b in spans]
         if not sentences:
-            return GroundingReading((), (), np.zeros((0, len(FEATURES)), np.float32))
+            return GroundingReading((), (), np.zeros((0, len(FEATURES)), np.float32), ())
         rows = self.encoder.encode([*users, *sentences])
         U, S = rows[: len(users)], rows[len(users) :]
         X = sentence_features(sentences, S, users, U, self.pool)
         p = self.probability(X)
-        return GroundingReading(spans, tuple(float(x) for x in p), X)
+        asks = tuple(is_interrogative(s) for s in sentences)
+        return GroundingReading(spans, tuple(float(x) for x in p), X, asks)
 
 
 __all__ = [
@@ -261,12 +288,15 @@ class GroundingGuard:
     * none at or above ``attention`` and the reply reads as written for someone else (what it
       says to the user is about things they never raised): no progress on any axis;
     * otherwise none at or above ``attention``: A progress at most 1 and P progress at most 1 for a
-      question, 0 otherwise (kindness or encouragement that would fit any conversation is little
+      question that explores (:meth:`GroundingReading.explores`: not advice put as a question,
+      not a statement with a question mark), 0 otherwise (kindness or encouragement that would fit any conversation is little
       attention to this person); and when the previous reply did not engage with this user
       either, A and P progress 0 (generic comfort does not add up: attention does);
     * a sentence that addresses the user with specific content they never used (no content word
       of theirs, most of its content words new) and reads as another conversation's (``p`` below
-      ``misattributes``): C.Neg -1, it attributes to them what they never said.
+      ``misattributes``): C.Neg -1, it attributes to them what they never said. A question in
+      form does not: it asks, it attributes nothing (a statement with a question mark, "so you
+      lost your job?", still does).
 
     The whole conversation's user messages are read (what they said earlier still counts)."""
 
@@ -316,7 +346,7 @@ class GroundingGuard:
                 "things this user never raised; no credit"
             )
         elif not any(g.anchored(t["attention"])):
-            asks = any(reading.reply[a:b].rstrip("\"')] ").endswith("?") for a, b in g.spans)
+            asks = any(g.explores(reading.reply))
             caps["A"] = 1
             caps["P"] = 1 if asks else 0
             notes.append("fits any conversation: A at most 1, P at most 1 for a question")
@@ -328,10 +358,11 @@ class GroundingGuard:
                     f"to nothing (one in {GENERIC_WINDOW + 1} replies at most)"
                 )
         penalties = {}
-        for (a, b), p, row in zip(g.spans, g.p, g.features, strict=True):
+        for (a, b), p, row, asks in zip(g.spans, g.p, g.features, g.asks, strict=True):
             f = dict(zip(FEATURES, row, strict=True))
             if (
-                p < t["misattributes"]
+                not asks
+                and p < t["misattributes"]
                 and f["specificity"] < MISATTRIBUTION_SPECIFICITY
                 and f["addresses_user"]
                 and f["has_content"]
