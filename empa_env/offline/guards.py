@@ -79,7 +79,7 @@ FOREIGN_MENTIONS = 2
 #: Minimum letters before the script and shouting checks mean anything.
 MIN_LETTERS = 8
 
-GUARDS_VERSION = 1
+GUARDS_VERSION = 2
 
 _NEGATORS = "not no never don't doesn't didn't won't wouldn't can't cannot isn't aren't wasn't "
 NEGATORS = frozenset(

@@ -60,19 +60,19 @@ RECORDED: dict[str, RecordedAgreement] = {
 #: levels alone.
 RECORDED_AS_USED: dict[str, tuple[RecordedAgreement, RecordedAgreement]] = {
     "7e111a10a2638b8aebb61657e8d212e24cacbe28083565e8266c27e546ab4882"
-    ":faafb47fc2805c24f08acfb59c2d0e83c97070c73dca53cbe736c646b05bf8f8:guards-v1.2"
+    ":faafb47fc2805c24f08acfb59c2d0e83c97070c73dca53cbe736c646b05bf8f8:v2:guards-v2.2"
     ":3cc350b7f3d409c8dc30d98e9f7b754d6d600ad84d63c556fcecc2797133b584": (
         RecordedAgreement(
             "static as used",
             _EPITOME_DEV,
             2116,
-            {"A": (0.755, 0.424), "C": (0.751, 0.438), "P": (0.868, 0.460)},
+            {"A": (0.753, 0.422), "C": (0.751, 0.437), "P": (0.874, 0.468)},
         ),
         RecordedAgreement(
             "static as used, levels alone",
             _EPITOME_DEV,
             2116,
-            {"A": (0.605, 0.243), "C": (0.548, 0.166), "P": (0.674, 0.401)},
+            {"A": (0.600, 0.233), "C": (0.545, 0.157), "P": (0.706, 0.471)},
         ),
     ),
 }
@@ -83,10 +83,17 @@ LEXICON_AGREEMENT = RecordedAgreement(
 
 
 def as_used_key(descriptor: Mapping[str, str]) -> str:
-    """The identity of a guarded semantic judge as used: heads, grounding, guards and fluency."""
+    """The identity of a guarded semantic judge as used: heads, grounding model and rules, guards
+    and fluency."""
     return ":".join(
         descriptor.get(k, "")
-        for k in ("inner.heads_sha256", "inner.grounding_sha256", "guards", "fluency_sha256")
+        for k in (
+            "inner.heads_sha256",
+            "inner.grounding_sha256",
+            "inner.grounding_rules",
+            "guards",
+            "fluency_sha256",
+        )  # fmt: skip
     )
 
 

@@ -39,6 +39,9 @@ from empa_env.offline.semantic.heads import file_digest
 from empa_env.text import is_interrogative, read, sentence_spans
 
 GROUNDING_FILE = Path(__file__).with_name("grounding.npz")
+#: The version of the rules :class:`GroundingGuard` applies to the model's readings (in the judge's
+#: identity beside the model's sha256: the same model under other rules is another judge).
+GROUNDING_RULES = "v2"
 FEATURES = (
     "cos_recent", "cos_closest", "pool_mean", "pool_top", "specificity", "lexical_share",
     "lexical_count", "foreign_share", "has_content", "addresses_user", "question", "length",
@@ -304,7 +307,7 @@ class GroundingGuard:
         self.model = model
 
     def describe(self) -> dict[str, str]:
-        return {"grounding_sha256": self.model.sha256}
+        return {"grounding_sha256": self.model.sha256, "grounding_rules": GROUNDING_RULES}
 
     def reads(self, history, reply: str) -> list[str]:  # noqa: ANN001 - Sequence[Message]
         """The texts this guard encodes for ``reply`` after ``history`` (batched ahead)."""
