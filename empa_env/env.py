@@ -333,7 +333,7 @@ class EMPAEnv(gym.Env[str, str]):
         profile = JudgeProfile.from_case(
             ep.case,
             tuple(ep.plot.released_emotions),
-            ep.plot.current_focus,  # type: ignore[arg-type]
+            ep.plot.current_focus,
         )
         judged = yield _Call("judger", "judge", JudgeView(profile, tuple(ep.history), reply, turn))
         judgement = self._checked_judgement(judged)

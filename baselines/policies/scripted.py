@@ -518,14 +518,12 @@ def _asking() -> tuple[type[StatelessPolicy], ...]:
     return AsksAndUsesPolicy, AsksAndIgnoresPolicy
 
 
-SCRIPTED: dict[str, type[StatelessPolicy]] = {
-    cls.name: cls
-    for cls in (
-        AttunedPolicy, AdviceGiverPolicy, LecturerPolicy, RandomMixerPolicy, EmptyPolicy,
-        VerbosePolicy, KeywordStufferPolicy, RepeaterPolicy, ParrotPolicy, JudgeInjectionPolicy,
-        StockPhrasesPolicy, WordSaladPolicy, *_asking(),
-    )
-}  # fmt: skip
+_CLASSES: tuple[type[StatelessPolicy], ...] = (
+    AttunedPolicy, AdviceGiverPolicy, LecturerPolicy, RandomMixerPolicy, EmptyPolicy,
+    VerbosePolicy, KeywordStufferPolicy, RepeaterPolicy, ParrotPolicy, JudgeInjectionPolicy,
+    StockPhrasesPolicy, WordSaladPolicy, *_asking(),
+)  # fmt: skip
+SCRIPTED: dict[str, type[StatelessPolicy]] = {cls.name: cls for cls in _CLASSES}
 REFERENCE_POLICIES = ("attuned", "advice_giver", "lecturer", "random_mixer")
 #: A controlled pair (:mod:`baselines.policies.asking`): both ask about the person every turn;
 #: only the first uses the answer. A user who listens ranks them in this order.
@@ -536,14 +534,20 @@ PROBE_POLICIES = (
 )  # fmt: skip
 
 
-def scripted_policy(name: str, **_options: object) -> StatelessPolicy:
-    """``scripted:NAME``: one of the scripted baselines (the ``empa.policies`` entry point)."""
-    if name not in SCRIPTED:
-        raise PolicySpecError(f"unknown scripted policy {name!r}; known: {sorted(SCRIPTED)}")
-    return SCRIPTED[name]()
+class ScriptedPolicies:
+    """``scripted:NAME``: one of the scripted baselines (the ``empa.policies`` entry point).
+
+    ``defaults`` is what ``empa bench`` runs when no ``--policy`` is given: the references, the
+    listening pair, then the probes."""
+
+    defaults: tuple[str, ...] = tuple(
+        f"scripted:{n}" for n in REFERENCE_POLICIES + LISTENING_PAIR + PROBE_POLICIES
+    )
+
+    def __call__(self, name: str, **_options: object) -> StatelessPolicy:
+        if name not in SCRIPTED:
+            raise PolicySpecError(f"unknown scripted policy {name!r}; known: {sorted(SCRIPTED)}")
+        return SCRIPTED[name]()
 
 
-#: What ``empa bench`` runs when no ``--policy`` is given: the references, then the probes.
-scripted_policy.defaults = tuple(
-    f"scripted:{n}" for n in REFERENCE_POLICIES + LISTENING_PAIR + PROBE_POLICIES
-)  # type: ignore[attr-defined]
+scripted_policy = ScriptedPolicies()

@@ -62,9 +62,15 @@ def _resolve(mode: str | bool, device: torch.device) -> bool:
     return mode == "on" or (mode == "auto" and device.type == "cuda")
 
 
-@functools.lru_cache(maxsize=8)
-def _forward_params(cls: type) -> frozenset[str]:
-    return frozenset(inspect.signature(cls.forward).parameters)
+_FORWARD_PARAMS: dict[type, frozenset[str]] = {}
+
+
+def _forward_params(cls: type[torch.nn.Module]) -> frozenset[str]:
+    """The parameter names of ``cls.forward`` (read once per model class)."""
+    found = _FORWARD_PARAMS.get(cls)
+    if found is None:
+        found = _FORWARD_PARAMS[cls] = frozenset(inspect.signature(cls.forward).parameters)
+    return found
 
 
 @dataclass

@@ -61,13 +61,13 @@ from __future__ import annotations
 import contextlib
 import copy
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence, Sized
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import torch
-from transformers import Trainer, TrainingArguments
+from transformers import PreTrainedTokenizerBase, Trainer, TrainingArguments
 from trl.trainer.utils import RepeatSampler, selective_log_softmax
 
 from baselines.advantages import ESTIMATORS, AdvantageConfig, Estimator
@@ -225,6 +225,17 @@ class MICAConfig(TrainingArguments):
         if self.rollout_workers and self.reuse_prefix:
             raise ValueError("reuse_prefix is not available with rollout_workers (yet)")
         _ = self.generation  # validates decoder and decode_compile
+
+    @property
+    def generation_steps(self) -> int:
+        """``steps_per_generation`` as resolved (default ``gradient_accumulation_steps``)."""
+        steps = self.steps_per_generation
+        return self.gradient_accumulation_steps if steps is None else steps
+
+    @property
+    def clip_high(self) -> float:
+        """``epsilon_high`` as resolved (default ``epsilon``)."""
+        return self.epsilon if self.epsilon_high is None else self.epsilon_high
 
     @property
     def advantage(self) -> AdvantageConfig:
@@ -488,6 +499,10 @@ class MICATrainer(Trainer):
     the mean ``|ratio - 1|`` over its reply tokens); the logs carry their means per step.
     """
 
+    #: ``Trainer`` types these as its own bases; here they are always these.
+    args: MICAConfig
+    processing_class: PreTrainedTokenizerBase
+
     def __init__(
         self,
         model: Any,
@@ -543,11 +558,12 @@ class MICATrainer(Trainer):
     # --- data ----------------------------------------------------------------------------------
     def _set_signature_columns_if_needed(self) -> None:
         if self._signature_columns is None:
-            self._signature_columns = ["case"]
+            # (transformers declares this attribute as None only; it holds column names)
+            self._signature_columns = ["case"]  # type: ignore[assignment]
 
     @property
     def _generate_every(self) -> int:
-        return int(self.args.steps_per_generation) * self.args.num_iterations
+        return self.args.generation_steps * self.args.num_iterations
 
     def get_train_dataloader(self) -> Any:
         """One dataloader batch is one *generation*: ``B * steps_per_generation`` cases (as TRL's
@@ -557,7 +573,7 @@ class MICATrainer(Trainer):
         return self._get_dataloader(
             dataset=self.train_dataset,
             description="Training",
-            batch_size=self._train_batch_size * int(self.args.steps_per_generation),
+            batch_size=self._train_batch_size * self.args.generation_steps,
             sampler_fn=self._get_train_sampler,
             is_training=True,
         )
@@ -568,7 +584,9 @@ class MICATrainer(Trainer):
         reused for every micro-step and iteration), as in TRL's GRPO; with several processes the
         batch is ``B * steps_per_generation * num_processes`` distinct cases."""
         dataset = train_dataset if train_dataset is not None else self.train_dataset
-        spg = int(self.args.steps_per_generation)
+        if not isinstance(dataset, Sized):
+            raise ValueError("MICATrainer needs a train_dataset with a length")
+        spg = self.args.generation_steps
         # The sampler's batch is the *global* one: the prepared dataloader hands each process
         # its own consecutive B * spg slice of it, so no case is played twice.
         return RepeatSampler(
@@ -679,7 +697,7 @@ class MICATrainer(Trainer):
 
     def _new_generation(self, case_ids: Sequence[str]) -> Generation:
         tensors, batch = self.collect(case_ids)
-        spg = int(self.args.steps_per_generation)
+        spg = self.args.generation_steps
         g = torch.Generator().manual_seed(self.args.seed * 7_919 + self.state.global_step)
         order = torch.randperm(len(tensors), generator=g)
         slices = [tensors.select(part) for part in torch.tensor_split(order, spg)]
@@ -703,7 +721,7 @@ class MICATrainer(Trainer):
         mask = tt.completion_mask[:, 1:].to(device)
         terms = policy_loss_terms(
             logps, old, tt.advantages.to(device), mask, args.loss_type, args.epsilon,
-            float(args.epsilon_high), ref, args.beta,
+            args.clip_high, ref, args.beta,
         )  # fmt: skip
         on = mask.bool()
         tokens = float(on.sum().clamp(min=1))
@@ -727,7 +745,7 @@ class MICATrainer(Trainer):
         backward over this micro-step's slice of the generation in chunks of turns."""
         model.train()
         args: MICAConfig = self.args
-        spg = int(args.steps_per_generation)
+        spg = args.generation_steps
         if self._step % self._generate_every == 0 or self._buffer is None:
             self._buffer = self._new_generation(inputs["case"])
         gen = self._buffer

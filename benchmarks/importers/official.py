@@ -172,7 +172,10 @@ def _judgement(analysis: Any, judge: str, turn: int, notes: list[str]) -> Judgem
             "it as zeros)",
             judge=judge,
         )
-    prog, neg, evidence, reasoning = {}, {}, {}, {}
+    prog: dict[str, int] = {}
+    neg: dict[str, int] = {}
+    evidence: dict[str, str] = {}
+    reasoning: dict[str, str] = {}
     for axis in AXES:
         for kind, target in (("Prog", prog), ("Neg", neg)):
             key = f"{axis}_{kind}_level"
@@ -335,9 +338,9 @@ def _episode(
                 turn=t,
                 reply=replies[t - 1],
                 judgement=judgement,
-                v=phys.v,
-                position=phys.position,
-                v_star=phys.v_star,
+                v=[float(x) for x in phys.v],
+                position=[float(x) for x in phys.position],
+                v_star=[float(x) for x in phys.v_star],
                 delta_E=phys.delta_E,
                 alignment=phys.alignment,
                 projection=phys.projection,
@@ -349,7 +352,7 @@ def _episode(
         )
     ending = published_ending(str(data["termination_reason"]), data.get("termination_type"))
     records[-1].status = ending["outcome"]
-    status, ended_at = replay(p0, np.array([r.v for r in records]), config)
+    status, ended_at = replay(p0.tolist(), np.array([r.v for r in records]), config)
 
     iedr = (epj.get("iedr_details") or {}).get("filled_iedr") or {}
     levels = {k: iedr[k] for k in ("C.1", "C.2", "C.3", "A.1", "A.2", "A.3", "P.1", "P.2", "P.3")

@@ -15,6 +15,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # one core, as the target says; must precede numpy
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import statistics  # noqa: E402
 import timeit  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
@@ -40,9 +41,8 @@ def time_estimators(
     out = {}
     for name in ESTIMATORS:
         compute_advantages(name, rewards, lengths)  # warm the discount-matrix cache
-        runs = timeit.repeat(
-            lambda n=name: compute_advantages(n, rewards, lengths), number=number, repeat=repeat
-        )
+        call = functools.partial(compute_advantages, name, rewards, lengths)
+        runs = timeit.repeat(call, number=number, repeat=repeat)
         per_call = [r / number for r in runs]
         out[name] = (statistics.median(per_call), min(per_call))
     return out

@@ -267,12 +267,14 @@ class Bench:
             total = time.perf_counter() - start
         trainer.close()
         batch = trainer.last_rollouts
+        trained = trainer.model
+        assert trained is not None  # the trainer was built with a model
         _emit(self.results, {
             "what": "mica step", "episodes": episodes, "precision": precision,
             "turns_trained": len(batch.samples) if batch else 0,
             "step_s": total - rollout_s[0], "rollout_s": rollout_s[0],
             "peak_gib": peak["peak_gib"], "weights_changed": _changed(trainer.model, before),
-            "weight_dtype": str(next(trainer.model.parameters()).dtype).removeprefix("torch."),
+            "weight_dtype": str(next(trained.parameters()).dtype).removeprefix("torch."),
         })  # fmt: skip
         del trainer, model
         self._free()
@@ -316,7 +318,9 @@ class Bench:
             _sync()
             rollout_s.append(time.perf_counter() - start)
             if len(rollout_s) == 1:
-                first_tokens[0] = rollout.last_batch.metrics()["tokens/generated"]
+                last = rollout.last_batch
+                assert last is not None  # a generation was just played
+                first_tokens[0] = last.metrics()["tokens/generated"]
             return out
 
         first_tokens = [0.0]

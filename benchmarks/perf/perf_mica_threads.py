@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from typing import Any
 
 SETTINGS = ("1", "2", "default")
 
@@ -49,7 +50,7 @@ def time_steps(args: argparse.Namespace, threads: int) -> dict[str, float | int]
         def on_train_end(self, *_a, **_k):
             marks.append(time.perf_counter())
 
-    env_kwargs = {"max_turns": 12, "judger": "lexicon"}
+    env_kwargs: dict[str, Any] = {"max_turns": 12, "judger": "lexicon"}
     probe = gym.make("EMPA-v0", **env_kwargs)
     cases = env_case_ids(probe)[: args.b * (args.steps + 1)]
     probe.close()
