@@ -171,9 +171,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UserError("no policy given and no scripted baselines installed; use --policy SPEC")
     out = Path(args.out) if args.out is not None else default_out(args, policies)
     check_writable(out)
-    if args.ray_address is not None and args.executor != "ray":
-        raise UserError("--ray-address needs --executor ray")
-
     import asyncio
 
     from benchmarks.runner import BenchConfig, run_benchmark
@@ -207,8 +204,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     config.load_cases()  # unknown suite, folder or case id: before the run directory exists
     from benchmarks.executors import make_executor
 
-    executor = make_executor(  # a missing ray extra: before the run directory exists
-        args.executor, concurrency=args.concurrency, ray_address=args.ray_address
+    executor = make_executor(  # a missing extra or a bad address: before the run directory exists
+        args.executor, concurrency=args.concurrency, address=args.ray_address
     )
     try:
         summary = asyncio.run(
@@ -460,12 +457,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=32,
         help="episodes in flight at once (default: %(default)s)",
     )
+    from benchmarks.executors import executors
+
     bench.add_argument(
         "--executor",
-        choices=["local", "ray"],
+        choices=executors.names(),
         default="local",
-        help="where episodes are played: local (one asyncio loop in this process) or ray (each "
-        "episode a Ray task; needs the ray extra); results are the same (default: %(default)s)",
+        help="where episodes are played: local (one asyncio loop in this process), ray (each "
+        "episode a Ray task; needs the ray extra) or another registered executor; results are "
+        "the same (default: %(default)s)",
     )
     bench.add_argument(
         "--ray-address",

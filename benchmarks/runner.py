@@ -112,7 +112,8 @@ async def run_benchmark(
     ray_address: str | None = None,
 ) -> RunSummary:
     """Run (or resume) a benchmark; see the module docstring. ``executor`` says where episodes
-    are played (``"local"``, ``"ray"`` with ``ray_address``, or an :class:`Executor`)."""
+    are played: a name in :data:`benchmarks.executors.executors` (``"local"``, ``"ray"`` with
+    ``ray_address``, ...) or an :class:`Executor`."""
     from benchmarks.executors import EpisodeJob, RunWork, make_executor
     from empa_env.llm.client import set_default_concurrency
 
@@ -120,7 +121,7 @@ async def run_benchmark(
     # within an episode the calls are sequential, so no role ever waits on another's slots.
     set_default_concurrency(max(1, concurrency))  # this run's task context only
     runner = (
-        make_executor(executor, concurrency=concurrency, ray_address=ray_address)
+        make_executor(executor, concurrency=concurrency, address=ray_address)
         if isinstance(executor, str)
         else executor
     )

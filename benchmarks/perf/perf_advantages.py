@@ -22,7 +22,7 @@ from collections.abc import Sequence  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from baselines.advantages import ESTIMATORS, compute_advantages  # noqa: E402
+from baselines.advantages import compute_advantages, estimators  # noqa: E402
 
 
 def time_estimators(
@@ -39,7 +39,7 @@ def time_estimators(
     rewards = rng.normal(size=(b, k, t))
     lengths = rng.integers(min(min_turns, t), t + 1, size=(b, k))
     out = {}
-    for name in ESTIMATORS:
+    for name in estimators.names():
         compute_advantages(name, rewards, lengths)  # warm the discount-matrix cache
         call = functools.partial(compute_advantages, name, rewards, lengths)
         runs = timeit.repeat(call, number=number, repeat=repeat)
