@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from empa_env.errors import INTERRUPTED_EXIT, UserError
+from empa_env.runs import DB_NAME
 
 if TYPE_CHECKING:
     from benchmarks.store import RunStore
 
-DB_NAME = "results.sqlite"  # benchmarks.store.DB_NAME, without importing the store
 #: Where ``empa bench`` writes when ``--out`` is not given: one folder per command.
 DEFAULT_RUNS_ROOT = Path("runs")
 

@@ -245,19 +245,22 @@ class RunStopped(UserError):
 
 def _llm_parts(roles: Roles, policies: Sequence[Policy], panel: Any) -> list[tuple[str, Any]]:
     """``(what, client)`` for every LLM client of the run, once per model and endpoint."""
+    from empa_env.usage import LLMBacked
+
     parts: list[tuple[str, Any]] = []
-    for kind in ("actor", "director", "judger"):
-        client = getattr(getattr(roles, kind), "client", None)
-        if client is not None:
-            parts.append((f"{kind} role", client))
+    for kind, role in (
+        ("actor", roles.actor),
+        ("director", roles.director),
+        ("judger", roles.judger),
+    ):
+        if isinstance(role, LLMBacked):
+            parts.append((f"{kind} role", role.client))
     for policy in policies:
-        client = getattr(policy, "client", None)
-        if client is not None:
-            parts.append((f"policy {policy.name!r}", client))
-    for judge in getattr(panel, "judges", []) or []:
-        client = getattr(judge, "client", None)
-        if client is not None:
-            parts.append(("NEE judge", client))
+        if isinstance(policy, LLMBacked):
+            parts.append((f"policy {policy.name!r}", policy.client))
+    for judge in panel.judges if panel is not None else []:
+        if isinstance(judge, LLMBacked):
+            parts.append(("NEE judge", judge.client))
     seen: set[tuple[str, str | None]] = set()
     unique = []
     for what, client in parts:

@@ -29,6 +29,7 @@ from empa_env.config import EnvConfig
 from empa_env.info import StepInfo, director_info, typed_metrics
 from empa_env.plot import PlotState
 from empa_env.roles.views import (
+    ActorLine,
     ActorPersona,
     ActorView,
     DirectorAction,
@@ -72,6 +73,14 @@ class _Episode:
     history: list[Message] = field(default_factory=list)
     last_levels: dict[str, int] = field(default_factory=dict)
     done: bool = False
+
+
+def _line_notes(said: str) -> tuple[str, str]:
+    """``(fallback, ends)`` of an Actor's message: an :class:`ActorLine` carries them, a plain
+    string (what any Actor may return) has neither."""
+    if isinstance(said, ActorLine):
+        return said.fallback or "", said.ends or ""
+    return "", ""
 
 
 def _checked_options(options: Any) -> dict[str, Any]:
@@ -305,8 +314,9 @@ class EMPAEnv(gym.Env[str, str]):
             raise RuntimeError(f"the Actor could not open the conversation: {error}")
         ep.history.append(Message("user", str(opening)))
         ep.trajectory.opening = str(opening)
-        if getattr(opening, "fallback", ""):
-            ep.trajectory.meta["opening_fallback"] = str(getattr(opening, "fallback", ""))
+        fallback, _ends = _line_notes(opening)
+        if fallback:
+            ep.trajectory.meta["opening_fallback"] = fallback
         info = self._info(ep, status="ongoing")
         return opening, cast("dict[str, Any]", info)
 
@@ -369,9 +379,8 @@ class EMPAEnv(gym.Env[str, str]):
                 )
             else:
                 user_message = str(said)
-                fallback = str(getattr(said, "fallback", "") or "")
+                fallback, ends = _line_notes(said)
                 ep.history.append(Message("user", user_message))
-                ends = str(getattr(said, "ends", "") or "")
                 if ends:  # the user left, or took the policy's goodbye: the episode ends here
                     ep.tracker.end_by_actor(ends)  # type: ignore[arg-type]
                     status = ep.tracker.status

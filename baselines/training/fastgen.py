@@ -139,6 +139,13 @@ _SHARED: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], FastDecoder]] = (
 )
 
 
+def shared_decoder(model: Any) -> FastDecoder | None:
+    """The decoder :meth:`FastDecoder.for_settings` keeps for ``model`` (``None``: none made yet,
+    the rollouts use plain ``generate``); its :attr:`FastDecoder.stats` say what it did."""
+    shared = _SHARED.get(model)
+    return shared[1] if shared is not None else None
+
+
 @dataclass
 class _Layout:
     """One batched cache and what its columns hold: ``valid[row, col]`` whether that column of the
@@ -597,4 +604,4 @@ def sampler_rows(sampler: Any, rows: Sequence[int]) -> Any:
 #: A ``LogitsProcessor``-like callable: ``(input_ids or None, scores) -> scores``.
 Sampler = Callable[[Any, torch.Tensor], torch.Tensor]
 
-__all__ = ["AUTO_MODES", "DecodeStats", "FastDecoder", "Sampler", "StreamBatch"]
+__all__ = ["AUTO_MODES", "DecodeStats", "FastDecoder", "Sampler", "StreamBatch", "shared_decoder"]

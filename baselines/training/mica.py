@@ -53,7 +53,7 @@ fill it); :class:`MICATrainer` subclasses ``transformers.Trainer`` and reuses it
 scheduler, logging, callbacks and checkpointing, plus TRL's ``RepeatSampler`` (to reuse one
 rollout batch for ``num_iterations`` updates) and ``selective_log_softmax``. ``torch_threads``
 (default 1) sets ``torch.set_num_threads``: on a 2-core CPU one thread is much faster than
-torch's default for these small per-turn forwards (``benchmarks/perf/perf_mica_threads.py``).
+torch's default for these small per-turn forwards (``perf/perf_mica_threads.py``).
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ from baselines.training.losses import loss_type as loss_type_named
 from baselines.training.rollout import GenerationSettings, RolloutBatch, play_episodes
 from baselines.training.tiny import PRECISION_HELP, check_precision, master_weights
 
-#: Default of ``MICAConfig.torch_threads``, measured by benchmarks/perf/perf_mica_threads.py on a
+#: Default of ``MICAConfig.torch_threads``, measured by perf/perf_mica_threads.py on a
 #: shared 2-core CPU (B=1, K=2, EMPA-v0 max_turns 12): Llama hidden 256 x 4 layers, 10.8 s/step with
 #: 1 thread, 12.3 s with 2, 19.0 s with torch's default (2); the 64 x 2 tiny model, 1.8 / 1.6 /
 #: 1.4 s (the environment dominates, differences within the other jobs' noise). The issue saw

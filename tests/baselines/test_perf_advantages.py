@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from baselines.advantages import estimators
-from benchmarks.perf.perf_advantages import main, time_estimators
+from perf.perf_advantages import main, time_estimators
 
 
 def test_time_estimators_reports_every_estimator():

@@ -1,7 +1,7 @@
 """Time every advantage estimator on one batch of B cases x K rollouts x T turns, on one core.
 
-    python -m benchmarks.perf.perf_advantages            # B = 32, K = 4, T = 45 (the issue's target)
-    python -m benchmarks.perf.perf_advantages --b 64 --t 30
+    python -m perf.perf_advantages            # B = 32, K = 4, T = 45 (the issue's target)
+    python -m perf.perf_advantages --b 64 --t 30
 
 Lengths are drawn in [min_turns, T] so the batch is ragged, as real episodes are. Prints the
 median and best time per batch (microseconds) over several repeats of many calls each.

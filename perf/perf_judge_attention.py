@@ -1,7 +1,7 @@
 """Does the default judge reward attention to *this* person? Content-blind policies, a white-box
 optimiser and disguised insults, scored as the environment scores them (issue 21).
 
-    python -m benchmarks.perf.perf_judge_attention [--cases 30] [--candidates 32] [--only NAME ...]
+    python -m perf.perf_judge_attention [--cases 30] [--candidates 32] [--only NAME ...]
 
 Every policy plays the benchmark cases (``empa30-v1``, seed 0) with the environment's own judge;
 the figure is the mean EPM-Index and the success rate. Policies:

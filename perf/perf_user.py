@@ -1,6 +1,6 @@
 """The simulated user who listens (issue 22): every goal figure, on the 30 benchmark cases.
 
-    python benchmarks/perf/perf_user.py [--judger offline] [--cases 30]
+    python perf/perf_user.py [--judger offline] [--cases 30]
 
 Probes are played from two states per case (turn 0, and after five turns of the scripted
 ``attuned`` baseline), on copies of the environment, with the default offline roles:
