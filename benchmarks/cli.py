@@ -401,6 +401,7 @@ class _RewardAction(argparse._StoreAction):
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """``empa bench``, ``report``, ``export`` and ``show`` (the ``empa.commands`` entry point)."""
     bench = subparsers.add_parser(
         "bench",
         help="run policies on a case suite and write a report",
@@ -410,6 +411,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "refused. Without --out every distinct command gets its own folder runs/bench-<hash>, so "
         "a new policy never joins an earlier run unless you name that run's --out.",
     )
+    _bench_run_options(bench)
+    _bench_env_options(bench)
+    _bench_llm_options(bench)
+    _bench_output_options(bench)
+    bench.set_defaults(func=cmd_bench)
+    _add_report(subparsers)
+    _add_export(subparsers)
+    _add_show(subparsers)
+
+
+def _bench_run_options(bench: argparse.ArgumentParser) -> None:
+    """What runs where: policies, cases, seeds, the run directory and the executor."""
     bench.add_argument(
         "--policy",
         action="append",
@@ -474,6 +487,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --executor ray: the cluster's address (HOST:PORT printed by `ray start "
         "--head`, or auto); default RAY_ADDRESS, else a private local Ray instance",
     )
+
+
+def _bench_env_options(bench: argparse.ArgumentParser) -> None:
+    """The environment: its roles, the EPM preset, the turn limit and the reward."""
     for role in ("actor", "director", "judger"):
         bench.add_argument(
             f"--{role}",
@@ -500,6 +517,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="NAME",
         action=_RewardAction,
     )
+
+
+def _bench_llm_options(bench: argparse.ArgumentParser) -> None:
+    """LLM settings of the LLM roles and policies, and the NEE panel."""
     bench.add_argument(
         "--api-base",
         default=None,
@@ -533,6 +554,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="MODEL",
         help="LiteLLM model of the NEE panel (repeatable); adds NEE and FCS to the results",
     )
+
+
+def _bench_output_options(bench: argparse.ArgumentParser) -> None:
+    """When a run stops or marks episodes invalid, and what it prints and writes."""
     bench.add_argument(
         "--max-identical-failures",
         type=int,
@@ -569,8 +594,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="do not write the HTML report at the end (the leaderboard and results.json still are)",
     )
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
-    bench.set_defaults(func=cmd_bench)
 
+
+def _add_report(subparsers: argparse._SubParsersAction) -> None:
+    """``empa report``."""
     report = subparsers.add_parser(
         "report",
         help="write the report of one run directory, or of several side by side",
@@ -593,6 +620,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     report.add_argument("--quiet", action="store_true", help="print less")
     report.set_defaults(func=cmd_report)
 
+
+def _add_export(subparsers: argparse._SubParsersAction) -> None:
+    """``empa export``."""
     export = subparsers.add_parser(
         "export",
         help="export a run's episodes to JSONL and Parquet",
@@ -614,6 +644,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     export.set_defaults(func=cmd_export)
 
+
+def _add_show(subparsers: argparse._SubParsersAction) -> None:
+    """``empa show``."""
     show = subparsers.add_parser(
         "show",
         help="print an episode's transcript: levels, quoted evidence, v_t and the position",
