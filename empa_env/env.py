@@ -28,6 +28,7 @@ from empa_env.cases.suites import is_generated_pool, resolve_pool
 from empa_env.config import EnvConfig
 from empa_env.info import StepInfo, director_info, typed_metrics
 from empa_env.plot import PlotState
+from empa_env.roles.base import PlaysLanguages
 from empa_env.roles.views import (
     ActorLine,
     ActorPersona,
@@ -445,9 +446,13 @@ class EMPAEnv(gym.Env[str, str]):
 
     def _check_language(self, case: Case) -> None:
         """Refuse a case in a language a role cannot play, with the LLM alternative named."""
-        for kind in ("actor", "director", "judger"):
-            role = getattr(self.roles, kind)
-            supported = getattr(role, "languages", None)
+        roles = self.roles
+        for kind, role in (
+            ("actor", roles.actor),
+            ("director", roles.director),
+            ("judger", roles.judger),
+        ):
+            supported = role.languages if isinstance(role, PlaysLanguages) else None
             if supported is not None and case.language not in supported:
                 raise ValueError(
                     f"the {kind} {getattr(role, 'name', type(role).__name__)!r} plays cases in "
