@@ -9,7 +9,8 @@ All estimators take the same inputs, a padded batch of rollouts grouped by case 
 
 They return advantages ``A`` of shape ``(B, K, T_max)``, exactly 0 at padded turns.
 
-Estimators (names in :data:`ESTIMATORS`):
+Estimators (names in the :data:`estimators` registry; another is one function plus one
+registration, :func:`register_estimator` or an ``empa.estimators`` entry point):
 
 * ``turn``: ``A^t = (G_t - mu_t) / (sigma_t + eps)`` where ``G_t = sum_{t'>=t} gamma^(t'-t) r_t'``
   and ``mu_t, sigma_t`` are taken per case over the rollouts still alive at turn ``t``
@@ -37,11 +38,38 @@ from typing import Any
 
 import numpy as np
 
+from empa_env.registry import Registry
+
 DEFAULT_ALPHA = 0.5
 DEFAULT_GAMMA = 0.95
 DEFAULT_EPS = 1e-6
 
 Estimator = Callable[..., np.ndarray]
+
+#: Advantage estimators by name: ``estimators.get(name)(rewards, lengths, alpha=, gamma=, eps=)``.
+estimators: Registry[np.ndarray] = Registry("advantage estimator", "empa.estimators")
+_BATCH_WIDE: set[str] = set()
+
+
+def register_estimator(name: str, *, batch_wide: bool = False) -> Callable[[Estimator], Estimator]:
+    """Decorator: register an estimator under ``name``. ``batch_wide``: its statistics are taken
+    over the whole batch rather than per case (several training processes then gather every
+    process's rewards first, :func:`baselines.training.distributed.gathered_advantages`)."""
+
+    def add(fn: Estimator) -> Estimator:
+        estimators.register(name, fn)
+        if batch_wide:
+            _BATCH_WIDE.add(name)
+        return fn
+
+    return add
+
+
+def is_batch_wide(name: str) -> bool:
+    """Whether the estimator registered as ``name`` standardises over the whole batch."""
+    if name in estimators:
+        estimators.get(name)  # an entry point's module declares itself when it is loaded
+    return name in _BATCH_WIDE
 
 
 # --- inputs ---------------------------------------------------------------------------------
@@ -134,6 +162,7 @@ def trajectory_returns(rewards: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 
 
 # --- estimators -----------------------------------------------------------------------------
+@register_estimator("turn")
 def turn_level_advantages(
     rewards: np.ndarray,
     lengths: np.ndarray,
@@ -148,6 +177,7 @@ def turn_level_advantages(
     return masked_standardise(discounted_returns(rewards, lengths, gamma), mask, axis=1, eps=eps)
 
 
+@register_estimator("group")
 def group_level_advantages(
     rewards: np.ndarray, lengths: np.ndarray, *, eps: float = DEFAULT_EPS, **_: Any
 ) -> np.ndarray:
@@ -157,6 +187,7 @@ def group_level_advantages(
     return masked_standardise(rewards, mask, axis=(1, 2), eps=eps)
 
 
+@register_estimator("mica")
 def mica_advantages(
     rewards: np.ndarray,
     lengths: np.ndarray,
@@ -178,6 +209,7 @@ def _broadcast_to_turns(per_trajectory: np.ndarray, lengths: np.ndarray, t_max: 
     return per_trajectory[..., None] * turn_mask(lengths, t_max)
 
 
+@register_estimator("grpo")
 def grpo_advantages(
     rewards: np.ndarray, lengths: np.ndarray, *, eps: float = DEFAULT_EPS, **_: Any
 ) -> np.ndarray:
@@ -187,6 +219,7 @@ def grpo_advantages(
     return _broadcast_to_turns(a, lengths, rewards.shape[2])
 
 
+@register_estimator("reinforce_pp_traj", batch_wide=True)
 def reinforce_pp_traj_advantages(
     rewards: np.ndarray, lengths: np.ndarray, *, eps: float = DEFAULT_EPS, **_: Any
 ) -> np.ndarray:
@@ -196,6 +229,7 @@ def reinforce_pp_traj_advantages(
     return _broadcast_to_turns(a, lengths, rewards.shape[2])
 
 
+@register_estimator("reinforce_pp_idr_batch", batch_wide=True)
 def reinforce_pp_idr_batch_advantages(
     rewards: np.ndarray, lengths: np.ndarray, *, eps: float = DEFAULT_EPS, **_: Any
 ) -> np.ndarray:
@@ -205,21 +239,11 @@ def reinforce_pp_idr_batch_advantages(
     return masked_standardise(rewards, mask, axis=(0, 1, 2), eps=eps)
 
 
-ESTIMATORS: dict[str, Estimator] = {
-    "mica": mica_advantages,
-    "turn": turn_level_advantages,
-    "group": group_level_advantages,
-    "grpo": grpo_advantages,
-    "reinforce_pp_traj": reinforce_pp_traj_advantages,
-    "reinforce_pp_idr_batch": reinforce_pp_idr_batch_advantages,
-}
-
-
 @dataclass(frozen=True)
 class AdvantageConfig:
     """Which estimator, with which ``alpha``, ``gamma`` and ``eps``; :meth:`__call__` applies it.
 
-    ``estimator`` is a name in :data:`ESTIMATORS` or any callable with the same signature.
+    ``estimator`` is a name in :data:`estimators` or any callable with the same signature.
     """
 
     estimator: str | Estimator = "mica"
@@ -228,9 +252,9 @@ class AdvantageConfig:
     eps: float = DEFAULT_EPS
 
     def __post_init__(self) -> None:
-        if isinstance(self.estimator, str) and self.estimator not in ESTIMATORS:
+        if isinstance(self.estimator, str) and self.estimator not in estimators:
             raise ValueError(
-                f"unknown estimator {self.estimator!r}; choose one of {list(ESTIMATORS)}"
+                f"unknown estimator {self.estimator!r}; choose one of {estimators.names()}"
             )
 
     @property
@@ -239,7 +263,8 @@ class AdvantageConfig:
         return e if isinstance(e, str) else getattr(e, "__name__", type(e).__name__)
 
     def __call__(self, rewards: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        fn = ESTIMATORS[self.estimator] if isinstance(self.estimator, str) else self.estimator
+        e = self.estimator
+        fn = estimators.get(e) if isinstance(e, str) else e
         return fn(rewards, lengths, alpha=self.alpha, gamma=self.gamma, eps=self.eps)
 
 
@@ -273,7 +298,8 @@ def mixed_variance(alpha: float | np.ndarray, cov: float) -> float | np.ndarray:
 
 
 __all__ = [
-    "DEFAULT_ALPHA", "DEFAULT_EPS", "DEFAULT_GAMMA", "ESTIMATORS", "AdvantageConfig",
+    "DEFAULT_ALPHA", "DEFAULT_EPS", "DEFAULT_GAMMA", "AdvantageConfig", "Estimator", "estimators",
+    "is_batch_wide", "register_estimator",
     "advantages_torch", "compute_advantages", "discounted_returns", "group_level_advantages",
     "grpo_advantages", "masked_standardise", "mica_advantages", "mixed_variance", "pad_rollouts",
     "reinforce_pp_idr_batch_advantages", "reinforce_pp_traj_advantages", "trajectory_returns",

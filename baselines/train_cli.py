@@ -361,11 +361,14 @@ def _run_rows(parser: DataclassParser, opts: RMCommandOptions) -> list[dict[str,
     return run_preference_pairs(trajectories, key=opts.pair_key, with_margin=opts.with_margin)
 
 
-def _env_rows(parser: DataclassParser, opts: RMCommandOptions, seed: int) -> list[dict[str, Any]]:
+def _env_rows(
+    parser: DataclassParser, opts: RMCommandOptions, env_id: str, seed: int
+) -> list[dict[str, Any]]:
     import gymnasium as gym
 
     import empa_env  # noqa: F401  (registers the environment ids)
     from baselines.training.rollout import env_preference_pairs
+    from empa_env.env import EMPAEnv
     from empa_env.policy import load_policy
 
     specs = [s.strip() for s in opts.candidate_policies.split(",") if s.strip()]
@@ -375,11 +378,17 @@ def _env_rows(parser: DataclassParser, opts: RMCommandOptions, seed: int) -> lis
         )
     try:
         policies = [load_policy(spec) for spec in specs[: opts.candidates]]
-        env = gym.make(opts.from_env, **(opts.env_kwargs or {}))
+        env = gym.make(env_id, **(opts.env_kwargs or {}))
     except Exception as exc:  # a bad spec, id or keyword: one line
         parser.parser.error(f"--from-env/--candidate-policies/--env-kwargs: {exc}")
+    inner = env.unwrapped
+    if not isinstance(inner, EMPAEnv):  # pairs need the EMPA case pool and its judge
+        env.close()
+        parser.parser.error(
+            f"--from-env {env_id}: not an EMPA environment ({type(inner).__name__})"
+        )
     try:
-        cases = [c.id for c in env.unwrapped.cases][: opts.num_cases]
+        cases = [c.id for c in inner.cases][: opts.num_cases]
         return env_preference_pairs(
             env, cases, policies, key=opts.pair_key, seed=seed, with_margin=opts.with_margin
         )
@@ -404,7 +413,8 @@ def run_rm(parser: DataclassParser, argv: Sequence[str]) -> int:
     elif opts.from_run:
         rows = _run_rows(parser, opts)
     else:
-        rows = _env_rows(parser, opts, cfg.seed)
+        assert opts.from_env is not None  # exactly one source, checked above
+        rows = _env_rows(parser, opts, opts.from_env, cfg.seed)
     if not rows:
         parser.parser.error("no preference pairs (every context had a single distinct reply)")
     trainer = _with_model(parser, lambda: train_reward_model(rows, cfg, save=not opts.no_save))

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from empa_env.errors import INTERRUPTED_EXIT, UserError
+from empa_env.runs import DB_NAME
 
 if TYPE_CHECKING:
     from benchmarks.store import RunStore
 
-DB_NAME = "results.sqlite"  # benchmarks.store.DB_NAME, without importing the store
 #: Where ``empa bench`` writes when ``--out`` is not given: one folder per command.
 DEFAULT_RUNS_ROOT = Path("runs")
 
@@ -171,9 +171,6 @@ def cmd_bench(args: argparse.Namespace) -> int:
         raise UserError("no policy given and no scripted baselines installed; use --policy SPEC")
     out = Path(args.out) if args.out is not None else default_out(args, policies)
     check_writable(out)
-    if args.ray_address is not None and args.executor != "ray":
-        raise UserError("--ray-address needs --executor ray")
-
     import asyncio
 
     from benchmarks.runner import BenchConfig, run_benchmark
@@ -207,8 +204,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     config.load_cases()  # unknown suite, folder or case id: before the run directory exists
     from benchmarks.executors import make_executor
 
-    executor = make_executor(  # a missing ray extra: before the run directory exists
-        args.executor, concurrency=args.concurrency, ray_address=args.ray_address
+    executor = make_executor(  # a missing extra or a bad address: before the run directory exists
+        args.executor, concurrency=args.concurrency, address=args.ray_address
     )
     try:
         summary = asyncio.run(
@@ -404,6 +401,7 @@ class _RewardAction(argparse._StoreAction):
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    """``empa bench``, ``report``, ``export`` and ``show`` (the ``empa.commands`` entry point)."""
     bench = subparsers.add_parser(
         "bench",
         help="run policies on a case suite and write a report",
@@ -413,6 +411,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "refused. Without --out every distinct command gets its own folder runs/bench-<hash>, so "
         "a new policy never joins an earlier run unless you name that run's --out.",
     )
+    _bench_run_options(bench)
+    _bench_env_options(bench)
+    _bench_llm_options(bench)
+    _bench_output_options(bench)
+    bench.set_defaults(func=cmd_bench)
+    _add_report(subparsers)
+    _add_export(subparsers)
+    _add_show(subparsers)
+
+
+def _bench_run_options(bench: argparse.ArgumentParser) -> None:
+    """What runs where: policies, cases, seeds, the run directory and the executor."""
     bench.add_argument(
         "--policy",
         action="append",
@@ -460,12 +470,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         default=32,
         help="episodes in flight at once (default: %(default)s)",
     )
+    from benchmarks.executors import executors
+
     bench.add_argument(
         "--executor",
-        choices=["local", "ray"],
+        choices=executors.names(),
         default="local",
-        help="where episodes are played: local (one asyncio loop in this process) or ray (each "
-        "episode a Ray task; needs the ray extra); results are the same (default: %(default)s)",
+        help="where episodes are played: local (one asyncio loop in this process), ray (each "
+        "episode a Ray task; needs the ray extra) or another registered executor; results are "
+        "the same (default: %(default)s)",
     )
     bench.add_argument(
         "--ray-address",
@@ -474,6 +487,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="with --executor ray: the cluster's address (HOST:PORT printed by `ray start "
         "--head`, or auto); default RAY_ADDRESS, else a private local Ray instance",
     )
+
+
+def _bench_env_options(bench: argparse.ArgumentParser) -> None:
+    """The environment: its roles, the EPM preset, the turn limit and the reward."""
     for role in ("actor", "director", "judger"):
         bench.add_argument(
             f"--{role}",
@@ -500,6 +517,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="NAME",
         action=_RewardAction,
     )
+
+
+def _bench_llm_options(bench: argparse.ArgumentParser) -> None:
+    """LLM settings of the LLM roles and policies, and the NEE panel."""
     bench.add_argument(
         "--api-base",
         default=None,
@@ -533,6 +554,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         metavar="MODEL",
         help="LiteLLM model of the NEE panel (repeatable); adds NEE and FCS to the results",
     )
+
+
+def _bench_output_options(bench: argparse.ArgumentParser) -> None:
+    """When a run stops or marks episodes invalid, and what it prints and writes."""
     bench.add_argument(
         "--max-identical-failures",
         type=int,
@@ -569,8 +594,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="do not write the HTML report at the end (the leaderboard and results.json still are)",
     )
     bench.add_argument("--quiet", action="store_true", help="no progress bar")
-    bench.set_defaults(func=cmd_bench)
 
+
+def _add_report(subparsers: argparse._SubParsersAction) -> None:
+    """``empa report``."""
     report = subparsers.add_parser(
         "report",
         help="write the report of one run directory, or of several side by side",
@@ -593,6 +620,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     report.add_argument("--quiet", action="store_true", help="print less")
     report.set_defaults(func=cmd_report)
 
+
+def _add_export(subparsers: argparse._SubParsersAction) -> None:
+    """``empa export``."""
     export = subparsers.add_parser(
         "export",
         help="export a run's episodes to JSONL and Parquet",
@@ -614,6 +644,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     export.set_defaults(func=cmd_export)
 
+
+def _add_show(subparsers: argparse._SubParsersAction) -> None:
+    """``empa show``."""
     show = subparsers.add_parser(
         "show",
         help="print an episode's transcript: levels, quoted evidence, v_t and the position",

@@ -106,7 +106,7 @@ class BenchConfig:
         return label, version, cases
 
     def fingerprint_config(
-        self, env: EMPAEnv, suite_version: int, case_ids: Sequence[str]
+        self, env: EMPAEnv, suite_version: int | str, case_ids: Sequence[str]
     ) -> dict[str, Any]:
         """The configuration that results depend on: the env's resolved configuration
         (:meth:`EMPAEnv.describe`, API keys never included), the suite and its cases, the panel."""

@@ -146,12 +146,17 @@ def add_usage(earlier: Any, now: Any) -> Any:
 
 def run_usage(roles: Roles, policies: Sequence[Policy]) -> dict[str, Any]:
     """Calls, cache hits, tokens and cost so far, per LLM role and per LLM policy."""
+    from empa_env.usage import LLMBacked
+
     usage: dict[str, Any] = {}
-    for kind in ("actor", "director", "judger"):
-        role = getattr(roles, kind)
-        if hasattr(role, "usage"):
+    for kind, role in (
+        ("actor", roles.actor),
+        ("director", roles.director),
+        ("judger", roles.judger),
+    ):
+        if isinstance(role, LLMBacked):
             usage[kind] = role.usage()
     for policy in policies:
-        if hasattr(policy, "usage"):
+        if isinstance(policy, LLMBacked):
             usage[f"policy:{policy.name}"] = policy.usage()
     return usage

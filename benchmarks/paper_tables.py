@@ -25,6 +25,7 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -90,8 +91,8 @@ TABLE11_PUBLISHED: dict[str, tuple[int, float, float, float]] = {
 }
 
 
-def _frame(data: dict[str, tuple[float, ...]], columns: tuple[str, ...]) -> pd.DataFrame:
-    frame = pd.DataFrame.from_dict(data, orient="index", columns=list(columns))
+def _frame(data: Mapping[str, tuple[float, ...]], columns: tuple[str, ...]) -> pd.DataFrame:
+    frame = pd.DataFrame.from_dict(dict(data), orient="index", columns=list(columns))
     frame.index.name = "model"
     return frame
 
@@ -148,7 +149,7 @@ def compare(computed: pd.DataFrame, published: pd.DataFrame) -> pd.DataFrame:
         parts[(col, "published")] = published[col].astype(float)
         parts[(col, "diff")] = computed[col].astype(float) - published[col].astype(float)
     out = pd.DataFrame(parts)
-    out.columns = pd.MultiIndex.from_tuples(out.columns)
+    out.columns = pd.MultiIndex.from_tuples(list(parts))
     return out
 
 
@@ -165,6 +166,13 @@ def comparisons() -> dict[str, pd.DataFrame]:
     }
 
 
+def _pair(key: object) -> tuple[object, object]:
+    """A comparison column's key: ``(column, computed | published | diff)``."""
+    if not isinstance(key, tuple) or len(key) != 2:
+        raise TypeError(f"expected a (column, kind) column key, got {key!r}")
+    return key[0], key[1]
+
+
 def to_json_dict(tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
     """``{table: {model: {column: {computed, published, diff}}}, max_abs_diff, tolerance}``."""
     out: dict[str, Any] = {}
@@ -173,7 +181,8 @@ def to_json_dict(tables: dict[str, pd.DataFrame]) -> dict[str, Any]:
         rows: dict[str, dict[str, dict[str, float]]] = {}
         for model, row in frame.iterrows():
             cells: dict[str, dict[str, float]] = {}
-            for (col, kind), value in row.items():
+            for key, value in row.items():
+                col, kind = (str(part) for part in _pair(key))
                 cells.setdefault(col, {})[kind] = float(value)
             rows[str(model)] = cells
         out[name] = rows

@@ -34,6 +34,7 @@ from empa_env.safe_text import check_name
 
 if TYPE_CHECKING:
     from benchmarks.executors import EpisodeOutcome, Executor
+    from empa_env.cases.schema import Case
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,8 @@ async def run_benchmark(
     ray_address: str | None = None,
 ) -> RunSummary:
     """Run (or resume) a benchmark; see the module docstring. ``executor`` says where episodes
-    are played (``"local"``, ``"ray"`` with ``ray_address``, or an :class:`Executor`)."""
+    are played: a name in :data:`benchmarks.executors.executors` (``"local"``, ``"ray"`` with
+    ``ray_address``, ...) or an :class:`Executor`."""
     from benchmarks.executors import EpisodeJob, RunWork, make_executor
     from empa_env.llm.client import set_default_concurrency
 
@@ -120,7 +122,7 @@ async def run_benchmark(
     # within an episode the calls are sequential, so no role ever waits on another's slots.
     set_default_concurrency(max(1, concurrency))  # this run's task context only
     runner = (
-        make_executor(executor, concurrency=concurrency, ray_address=ray_address)
+        make_executor(executor, concurrency=concurrency, address=ray_address)
         if isinstance(executor, str)
         else executor
     )
@@ -169,44 +171,88 @@ async def run_benchmark(
         panel=panel,
     )
     bar = tqdm(total=len(todo), desc="episodes", unit="ep", disable=not progress, file=sys.stderr)
-    finished = failed = invalid = 0
-    failures: dict[str, list[str]] = {}
-    streak: list[str] = []  # the messages of the latest failures, while they are identical
-    stop: list[str] = []  # why the run stops early (the first reason wins)
+    recorder = _Recorder(config, cases, store, runner, bar, earlier_usage)
+    try:
+        await runner.run(work, todo, recorder.record, recorder.stopping)
+    finally:
+        bar.close()
+        store.close()
+    if recorder.stop:
+        raise RunStopped(f"{recorder.stop[0]}; {recorder.finished} episodes saved, rerun to resume")
+    return RunSummary(
+        Path(run_dir),
+        planned,
+        planned - len(todo),
+        recorder.finished,
+        recorder.failed,
+        recorder.failures,
+        recorder.invalid,
+    )
 
-    def check_stop(message: str | None, refused_elsewhere: str | None = None) -> None:
+
+class _Recorder:
+    """Commits each played episode (or its error) to the store once, counts them, and keeps the
+    reasons to stop early (a refused key, one error over and over)."""
+
+    def __init__(
+        self,
+        config: BenchConfig,
+        cases: Sequence[Case],
+        store: RunStore,
+        runner: Executor,
+        bar: Any,
+        earlier_usage: dict[str, Any],
+    ) -> None:
+        self.config, self.cases, self.store, self.runner, self.bar = (
+            config,
+            cases,
+            store,
+            runner,
+            bar,
+        )
+        self.earlier_usage = earlier_usage
+        self.finished = self.failed = self.invalid = 0
+        self.failures: dict[str, list[str]] = {}
+        self.streak: list[str] = []  # the messages of the latest failures, while identical
+        self.stop: list[str] = []  # why the run stops early (the first reason wins)
+
+    def stopping(self) -> bool:
+        return bool(self.stop)
+
+    def check_stop(self, message: str | None, refused_elsewhere: str | None = None) -> None:
         """Stop on a refused key, or on the same failure over and over."""
         refused = auth_failure() or refused_elsewhere
-        if refused and not stop:
-            stop.append(f"an LLM refused the credentials ({refused}); check the API key")
+        if refused and not self.stop:
+            self.stop.append(f"an LLM refused the credentials ({refused}); check the API key")
         if message is None:
-            streak.clear()
+            self.streak.clear()
             return
-        if streak and streak[-1] != message:
-            streak.clear()
-        streak.append(message)
-        n = config.max_identical_failures
-        if n and len(streak) >= n and not stop:
+        if self.streak and self.streak[-1] != message:
+            self.streak.clear()
+        self.streak.append(message)
+        n = self.config.max_identical_failures
+        if n and len(self.streak) >= n and not self.stop:
             first = message.splitlines()[0] if message else message
-            stop.append(f"{n} episodes in a row failed with the same error: {first}")
+            self.stop.append(f"{n} episodes in a row failed with the same error: {first}")
 
-    def record(outcome: EpisodeOutcome) -> None:
+    def record(self, outcome: EpisodeOutcome) -> None:
         """Commit one played episode (or its error) to the store, once."""
-        nonlocal finished, failed, invalid
         job = outcome.job
         if outcome.error is not None or outcome.metrics is None or outcome.trajectory is None:
-            failed += 1
+            self.failed += 1
             message = outcome.error or "the episode returned no result"
-            failures.setdefault(message, []).append(job.key)
-            store.add_error(job.key, message)
-            bar.set_postfix(failed=failed, refresh=False)
-            check_stop(message, outcome.auth_refused)
+            self.failures.setdefault(message, []).append(job.key)
+            self.store.add_error(job.key, message)
+            self.bar.set_postfix(failed=self.failed, refresh=False)
+            self.check_stop(message, outcome.auth_refused)
         else:
-            case = cases[job.case_index]
+            case = self.cases[job.case_index]
             reason = invalid_reason(
-                outcome.metrics, config.max_judge_failure_share, config.max_role_failure_share
+                outcome.metrics,
+                self.config.max_judge_failure_share,
+                self.config.max_role_failure_share,
             )
-            store.add_episode(
+            self.store.add_episode(
                 EpisodeRow(
                     model=job.policy_name,
                     case_id=case.id,
@@ -217,24 +263,13 @@ async def run_benchmark(
                     invalid=reason,
                 )
             )
-            finished += 1
-            invalid += bool(reason)
-            usage = runner.usage()
+            self.finished += 1
+            self.invalid += bool(reason)
+            usage = self.runner.usage()
             if usage:  # this process's ledger on top of the earlier processes' of the run
-                store.set_run_value("usage", add_usage(earlier_usage, usage))
-            check_stop(reason or None, outcome.auth_refused)
-        bar.update(1)
-
-    try:
-        await runner.run(work, todo, record, lambda: bool(stop))
-    finally:
-        bar.close()
-        store.close()
-    if stop:
-        raise RunStopped(f"{stop[0]}; {finished} episodes saved, rerun to resume")
-    return RunSummary(
-        Path(run_dir), planned, planned - len(todo), finished, failed, failures, invalid
-    )
+                self.store.set_run_value("usage", add_usage(self.earlier_usage, usage))
+            self.check_stop(reason or None, outcome.auth_refused)
+        self.bar.update(1)
 
 
 class RunStopped(UserError):
@@ -244,19 +279,22 @@ class RunStopped(UserError):
 
 def _llm_parts(roles: Roles, policies: Sequence[Policy], panel: Any) -> list[tuple[str, Any]]:
     """``(what, client)`` for every LLM client of the run, once per model and endpoint."""
+    from empa_env.usage import LLMBacked
+
     parts: list[tuple[str, Any]] = []
-    for kind in ("actor", "director", "judger"):
-        client = getattr(getattr(roles, kind), "client", None)
-        if client is not None:
-            parts.append((f"{kind} role", client))
+    for kind, role in (
+        ("actor", roles.actor),
+        ("director", roles.director),
+        ("judger", roles.judger),
+    ):
+        if isinstance(role, LLMBacked):
+            parts.append((f"{kind} role", role.client))
     for policy in policies:
-        client = getattr(policy, "client", None)
-        if client is not None:
-            parts.append((f"policy {policy.name!r}", client))
-    for judge in getattr(panel, "judges", []) or []:
-        client = getattr(judge, "client", None)
-        if client is not None:
-            parts.append(("NEE judge", client))
+        if isinstance(policy, LLMBacked):
+            parts.append((f"policy {policy.name!r}", policy.client))
+    for judge in panel.judges if panel is not None else []:
+        if isinstance(judge, LLMBacked):
+            parts.append(("NEE judge", judge.client))
     seen: set[tuple[str, str | None]] = set()
     unique = []
     for what, client in parts:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -21,10 +20,10 @@ from typing import Any
 import pandas as pd
 
 from empa_env.errors import UserError
+from empa_env.runs import DB_NAME, RunReadError, connect_read_only
 from empa_env.secrets import scrub
 from epm.trajectory import Trajectory
 
-DB_NAME = "results.sqlite"
 SCHEMA_VERSION = 3  # 2: the never-written usage column removed; 3: episode validity
 
 _SCHEMA = """
@@ -117,7 +116,10 @@ class RunStore:
         try:
             existed = True
             if read_only:
-                self.conn = _connect_read_only(self.path)
+                try:
+                    self.conn = connect_read_only(self.path)
+                except RunReadError as exc:
+                    raise StoreError(str(exc)) from None
             else:
                 self.run_dir.mkdir(parents=True, exist_ok=True)
                 if config is not None:
@@ -329,18 +331,6 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _connect_read_only(path: Path) -> sqlite3.Connection:
-    """A connection that never writes: ``mode=ro``, and ``immutable`` when the folder or the file
-    cannot be written (SQLite cannot open a WAL database read-only otherwise)."""
-    from urllib.parse import quote
-
-    if not path.is_file():
-        raise StoreError(f"{path} does not exist or is not a file")
-    writable = os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)
-    uri = f"file:{quote(str(path.resolve()))}?mode=ro" + ("" if writable else "&immutable=1")
-    return sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
 
 
 def _take_lock(run_dir: Path) -> Any:

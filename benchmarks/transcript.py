@@ -216,7 +216,7 @@ def pick_examples(episodes: Sequence[StoredEpisode], per_model: int = 3) -> list
     by_model: dict[str, list[StoredEpisode]] = {}
     for ep in episodes:
         by_model.setdefault(ep.model, []).append(ep)
-    chosen = []
+    chosen: list[StoredEpisode] = []
     for model in by_model:
         eps = sorted(
             by_model[model], key=lambda x: float(x.metrics.get("EPM_Index") or 0.0), reverse=True

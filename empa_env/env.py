@@ -28,7 +28,9 @@ from empa_env.cases.suites import is_generated_pool, resolve_pool
 from empa_env.config import EnvConfig
 from empa_env.info import StepInfo, director_info, typed_metrics
 from empa_env.plot import PlotState
+from empa_env.roles.base import PlaysLanguages
 from empa_env.roles.views import (
+    ActorLine,
     ActorPersona,
     ActorView,
     DirectorAction,
@@ -131,6 +133,14 @@ def judge_ahead(envs: Sequence[gym.Env], replies: Sequence[Any]) -> int:
             ep.ahead = (view, judgement)
             done += 1
     return done
+
+
+def _line_notes(said: str) -> tuple[str, str]:
+    """``(fallback, ends)`` of an Actor's message: an :class:`ActorLine` carries them, a plain
+    string (what any Actor may return) has neither."""
+    if isinstance(said, ActorLine):
+        return said.fallback or "", said.ends or ""
+    return "", ""
 
 
 def _checked_options(options: Any) -> dict[str, Any]:
@@ -364,8 +374,9 @@ class EMPAEnv(gym.Env[str, str]):
             raise RuntimeError(f"the Actor could not open the conversation: {error}")
         ep.history.append(Message("user", str(opening)))
         ep.trajectory.opening = str(opening)
-        if getattr(opening, "fallback", ""):
-            ep.trajectory.meta["opening_fallback"] = str(getattr(opening, "fallback", ""))
+        fallback, _ends = _line_notes(opening)
+        if fallback:
+            ep.trajectory.meta["opening_fallback"] = fallback
         info = self._info(ep, status="ongoing")
         return opening, cast("dict[str, Any]", info)
 
@@ -429,9 +440,8 @@ class EMPAEnv(gym.Env[str, str]):
                 )
             else:
                 user_message = str(said)
-                fallback = str(getattr(said, "fallback", "") or "")
+                fallback, ends = _line_notes(said)
                 ep.history.append(Message("user", user_message))
-                ends = str(getattr(said, "ends", "") or "")
                 if ends:  # the user left, or took the policy's goodbye: the episode ends here
                     ep.tracker.end_by_actor(ends)  # type: ignore[arg-type]
                     status = ep.tracker.status
@@ -496,9 +506,13 @@ class EMPAEnv(gym.Env[str, str]):
 
     def _check_language(self, case: Case) -> None:
         """Refuse a case in a language a role cannot play, with the LLM alternative named."""
-        for kind in ("actor", "director", "judger"):
-            role = getattr(self.roles, kind)
-            supported = getattr(role, "languages", None)
+        roles = self.roles
+        for kind, role in (
+            ("actor", roles.actor),
+            ("director", roles.director),
+            ("judger", roles.judger),
+        ):
+            supported = role.languages if isinstance(role, PlaysLanguages) else None
             if supported is not None and case.language not in supported:
                 raise ValueError(
                     f"the {kind} {getattr(role, 'name', type(role).__name__)!r} plays cases in "

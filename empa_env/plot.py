@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from empa_env.cases.schema import EMPATHY_ASPECTS, MEMORY_PERIODS, STANCES, Case
+from empa_env.cases.schema import EMPATHY_ASPECTS, MEMORY_PERIODS, STANCES, Case, EmpathyAspect
 from empa_env.roles.views import (
     DIRECTOR_TOOLS,
     ActorGuidance,
@@ -32,6 +32,7 @@ from empa_env.roles.views import (
     Message,
     PlotRules,
     Release,
+    ReleaseKind,
 )
 
 STAGE_TOOLS: tuple[str, ...] = ("select_and_reveal_fragment", "introduce_turning_point")
@@ -89,7 +90,7 @@ class PlotState:
     #: Deeper emotions unlocked by the stages released so far (the Judger's resonance targets).
     released_emotions: list[str] = field(default_factory=list)
     #: The need the most recently released material brings forward.
-    current_focus: str | None = None
+    current_focus: EmpathyAspect | None = None
     #: The instruction the Actor follows in its next message.
     guidance: ActorGuidance | None = None
 
@@ -158,14 +159,14 @@ class PlotState:
     def _release_stage(self, tool: str, args: Mapping[str, Any], turn: int) -> tuple[Release, str]:
         index = int(args["stage_index"])
         stage = self.case.plot.stages[index]
-        kind = "stage" if tool == "select_and_reveal_fragment" else "turning_point"
+        kind: ReleaseKind = "stage" if tool == "select_and_reveal_fragment" else "turning_point"
         self.released_stages.append(index)
         self.stage_release_turns.append(turn)
         self.released_emotions.extend(stage.emotions)
         aspect = args.get("empathy_aspect")
-        focus = aspect if aspect in EMPATHY_ASPECTS else stage.focus
+        focus: EmpathyAspect = aspect if aspect in EMPATHY_ASPECTS else stage.focus
         self.current_focus = focus
-        return Release(kind, str(index), stage.summary, stage.narration), focus  # type: ignore[arg-type]
+        return Release(kind, str(index), stage.summary, stage.narration), focus
 
     def _reveal_memory(self, period: str) -> Release:
         self.revealed_memories.append(period)

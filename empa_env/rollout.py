@@ -36,7 +36,7 @@ the unwrapped environment when a wrapper does not forward them).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -264,6 +264,36 @@ def _record(episode: Episode, messages: Messages, reply: str, result: tuple[Any,
     return step
 
 
+#: One request of :func:`_episode_flow` to its driver: ``("reset", options)``, ``("reply",
+#: messages)`` or ``("step", reply)``; the driver sends back the result (or throws the error in).
+_Ask = tuple[str, Any]
+
+
+def _episode_flow(
+    env: Any, case: Any, seed: int | None, h: RolloutHooks
+) -> Generator[_Ask, Any, Episode]:
+    """One episode's turn loop, written once: it asks its driver to reset, to get the policy's
+    reply and to step, and keeps the record and the hooks. :func:`play_episode` drives it
+    synchronously, :func:`aplay_episode` on an event loop."""
+    opening, info = yield ("reset", _reset_options(case))
+    episode = _started(case, seed, opening, info)
+    h.on_reset(0, episode)
+    while True:
+        messages = _history(env)
+        try:
+            reply = yield ("reply", messages)
+            result = yield ("step", reply)
+        except Exception as exc:
+            episode.trajectory = _trajectory(env)
+            h.on_error(0, episode, exc)
+            raise
+        h.on_step(0, _record(episode, messages, reply, result))
+        if episode.done:
+            episode.trajectory = _trajectory(env)
+            h.on_end(0, episode)
+            return episode
+
+
 def play_episode(
     env: Any,
     policy: PolicyLike,
@@ -286,24 +316,23 @@ def play_episode(
         The finished :class:`Episode`.
     """
     pol = as_policy(policy)
-    h = _hooks(hooks)
-    opening, info = env.reset(seed=seed, options=_reset_options(case))
-    episode = _started(case, seed, opening, info)
-    h.on_reset(0, episode)
-    while True:
-        messages = _history(env)
-        try:
-            reply = pol.reply(messages)
-            result = env.step(reply)
-        except Exception as exc:
-            episode.trajectory = _trajectory(env)
-            h.on_error(0, episode, exc)
-            raise
-        h.on_step(0, _record(episode, messages, reply, result))
-        if episode.done:
-            episode.trajectory = _trajectory(env)
-            h.on_end(0, episode)
-            return episode
+    flow = _episode_flow(env, case, seed, _hooks(hooks))
+    try:
+        ask = next(flow)
+        while True:
+            what, arg = ask
+            try:
+                if what == "reset":
+                    result = env.reset(seed=seed, options=arg)
+                else:
+                    result = pol.reply(arg) if what == "reply" else env.step(arg)
+            except Exception as exc:
+                ask = flow.throw(exc)
+                continue
+            ask = flow.send(result)
+    except StopIteration as stop:
+        episode: Episode = stop.value
+        return episode
 
 
 async def aplay_episode(
@@ -314,28 +343,27 @@ async def aplay_episode(
     seed: int | None = None,
     hooks: RolloutHooks | Sequence[RolloutHooks] | None = None,
 ) -> Episode:
-    """Async twin of :func:`play_episode`: ``env.areset``/``env.astep`` and ``policy.areply``
-    (what the benchmark runner uses to play many episodes on one event loop)."""
+    """:func:`play_episode` on an event loop: ``env.areset``/``env.astep`` and ``policy.areply``
+    (what the benchmark runner uses to play many episodes on one event loop); the same turn loop."""
     pol = as_policy(policy)
-    h = _hooks(hooks)
     target = env if hasattr(env, "astep") else env.unwrapped
-    opening, info = await target.areset(seed=seed, options=_reset_options(case))
-    episode = _started(case, seed, opening, info)
-    h.on_reset(0, episode)
-    while True:
-        messages = _history(env)
-        try:
-            reply = await pol.areply(messages)
-            result = await target.astep(reply)
-        except Exception as exc:
-            episode.trajectory = _trajectory(env)
-            h.on_error(0, episode, exc)
-            raise
-        h.on_step(0, _record(episode, messages, reply, result))
-        if episode.done:
-            episode.trajectory = _trajectory(env)
-            h.on_end(0, episode)
-            return episode
+    flow = _episode_flow(env, case, seed, _hooks(hooks))
+    try:
+        ask = next(flow)
+        while True:
+            what, arg = ask
+            try:
+                if what == "reset":
+                    result = await target.areset(seed=seed, options=arg)
+                else:
+                    result = await (pol.areply(arg) if what == "reply" else target.astep(arg))
+            except Exception as exc:
+                ask = flow.throw(exc)
+                continue
+            ask = flow.send(result)
+    except StopIteration as stop:
+        episode: Episode = stop.value
+        return episode
 
 
 def play_lockstep(

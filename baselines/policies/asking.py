@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from baselines.policies.scripted import _noun_phrase, _turn, _user_texts
+from baselines.policies.phrases import noun_phrase, turn_count, user_texts
 from empa_env.policy import Messages, StatelessPolicy
 
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})\b")
@@ -74,7 +74,7 @@ def _thing(text: str) -> tuple[str, bool]:
     for m in _NAME.finditer(text):
         if m.group(1) not in _NOT_NAME:
             return m.group(1), True
-    np_ = _noun_phrase(text)
+    np_ = noun_phrase(text)
     return (np_, False) if np_ else ("that", False)
 
 
@@ -118,7 +118,7 @@ class AsksAndUsesPolicy(StatelessPolicy):
     OPENING = "What happened? Tell me about it, if you like."
 
     def reply(self, messages: Messages) -> str:
-        users = _user_texts(messages)
+        users = user_texts(messages)
         if not users:
             return self.OPENING
         x, is_name = "that", False
@@ -127,7 +127,7 @@ class AsksAndUsesPolicy(StatelessPolicy):
             if x != "that":
                 break
         pool = self.ABOUT_NAME if is_name else self.ABOUT_THING
-        n = _turn(messages)
+        n = turn_count(messages)
         previous = [m["content"] for m in messages if m["role"] == "assistant"][-14:]
         for i in range(len(pool)):
             template = pool[(n + i) % len(pool)]
@@ -163,7 +163,7 @@ class AsksAndIgnoresPolicy(StatelessPolicy):
     )
 
     def reply(self, messages: Messages) -> str:
-        return self.QUESTIONS[_turn(messages) % len(self.QUESTIONS)]
+        return self.QUESTIONS[turn_count(messages) % len(self.QUESTIONS)]
 
 
 __all__ = ["AsksAndIgnoresPolicy", "AsksAndUsesPolicy"]

@@ -26,15 +26,18 @@ class HFPolicy(Policy):
     ) -> None:
         try:
             import torch
-            from transformers import AutoModelForCausalLM, AutoTokenizer
+            from transformers import AutoModelForCausalLM, AutoTokenizer, BatchEncoding
         except ImportError as exc:  # pragma: no cover - depends on the extra
             raise ImportError(
                 "hf: policies need the train extra: pip install 'empa-gym[train]'"
             ) from exc
         self._torch = torch
+        self._batch_encoding = BatchEncoding
         self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-        self.model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True).to(device)
-        self.model.eval()
+        model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
+        torch.nn.Module.to(model, device)  # in place (transformers' decorated ``to`` is untyped)
+        model.eval()
+        self.model = model
         self.device = device
         self.max_new_tokens = max_new_tokens
         self.temperature = temperature
@@ -46,10 +49,15 @@ class HFPolicy(Policy):
 
     def reply(self, messages: Messages) -> str:
         chat = [{"role": "system", "content": self.system_prompt}, *messages]
-        ids = self.tokenizer.apply_chat_template(
-            chat, add_generation_prompt=True, return_tensors="pt"
+        # return_dict: input ids *and* their attention mask, whatever the transformers version's
+        # default (a bare tensor before 5.0, a BatchEncoding since).
+        encoded = self.tokenizer.apply_chat_template(
+            chat, add_generation_prompt=True, return_tensors="pt", return_dict=True
         )
-        ids = ids.to(self.device)
+        if not isinstance(encoded, self._batch_encoding):
+            raise TypeError(f"the tokenizer of {self.path} returned {type(encoded).__name__}")
+        ids = encoded["input_ids"].to(self.device)
+        mask = encoded["attention_mask"].to(self.device)
         sampling = (
             {"do_sample": True, "temperature": self.temperature}
             if self.temperature > 0
@@ -63,12 +71,13 @@ class HFPolicy(Policy):
         with self._lock, self._torch.no_grad():
             out = self.model.generate(
                 ids,
-                attention_mask=self._torch.ones_like(ids),
+                attention_mask=mask,
                 max_new_tokens=self.max_new_tokens,
                 pad_token_id=pad,
                 **sampling,
             )
-        return self.tokenizer.decode(out[0, ids.shape[1] :], skip_special_tokens=True).strip()
+        new = out[:, ids.shape[1] :]
+        return str(self.tokenizer.batch_decode(new, skip_special_tokens=True)[0]).strip()
 
     async def areply(self, messages: Messages) -> str:
         return await asyncio.to_thread(self.reply, messages)

@@ -24,189 +24,29 @@ import zlib
 from collections import Counter
 
 from baselines.policies.attuned import plan_reply
-from empa_env.offline.guards import load_guard_data
+from baselines.policies.phrases import COMMON_WORDS, FEELINGS, noun_phrase, turn_count, user_texts
 from empa_env.policy import Messages, PolicySpecError, StatelessPolicy
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z']+")
-_COMMON = frozenset(
-    [
-        "a",
-        "about",
-        "after",
-        "again",
-        "all",
-        "also",
-        "am",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "because",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "don't",
-        "down",
-        "even",
-        "for",
-        "from",
-        "get",
-        "got",
-        "had",
-        "has",
-        "have",
-        "he",
-        "her",
-        "here",
-        "him",
-        "his",
-        "how",
-        "i",
-        "i'm",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "it's",
-        "its",
-        "just",
-        "know",
-        "like",
-        "me",
-        "more",
-        "much",
-        "my",
-        "no",
-        "not",
-        "now",
-        "of",
-        "off",
-        "on",
-        "one",
-        "only",
-        "or",
-        "our",
-        "out",
-        "over",
-        "really",
-        "said",
-        "say",
-        "she",
-        "so",
-        "some",
-        "still",
-        "such",
-        "than",
-        "that",
-        "that's",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "thing",
-        "this",
-        "those",
-        "to",
-        "too",
-        "up",
-        "us",
-        "very",
-        "was",
-        "way",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "while",
-        "who",
-        "why",
-        "will",
-        "with",
-        "would",
-        "yeah",
-        "yes",
-        "you",
-        "your",
-        "okay",
-        "well",
-        "maybe",
-        "something",
-        "want",
-        "make",
-        "made",
-        "going",
-        "time",
-        "right",
-        "guess",
-        "kind",
-        "sure",
-        "told",
-        "tell",
-        "never",
-        "always",
-        "nothing",
-        "anything",
-        "everyone",
-        "someone",
-        "people",
-        "today",
-        "since",
-        "back",
-        "first",
-        "last",
-        "every",
-    ]
-)
-FEELINGS = {
-    "tired": "unseen", "exhausted": "unseen", "angry": "hurt", "furious": "betrayed",
-    "frustrated": "unappreciated", "sad": "lonely", "lonely": "abandoned", "scared": "alone",
-    "afraid": "alone", "anxious": "afraid", "worried": "afraid", "stressed": "overwhelmed",
-    "guilty": "ashamed", "ashamed": "worthless", "hurt": "rejected", "lost": "afraid",
-    "stuck": "trapped", "overwhelmed": "alone", "embarrassed": "ashamed", "numb": "grief",
-    "upset": "hurt", "confused": "lost", "disappointed": "let down", "jealous": "insecure",
-    "nervous": "afraid", "bitter": "betrayed", "empty": "lonely", "broken": "grief",
-}  # fmt: skip
-
-
-def _user_texts(messages: Messages) -> list[str]:
-    return [m["content"] for m in messages if m["role"] == "user"]
-
-
-def _turn(messages: Messages) -> int:
-    return sum(1 for m in messages if m["role"] == "assistant")
 
 
 def _salient(text: str, k: int = 2) -> list[str]:
     words = [w.lower() for w in _WORD.findall(text)]
-    content = [w for w in words if w not in _COMMON and len(w) > 3 and w not in FEELINGS]
+    content = [w for w in words if w not in COMMON_WORDS and len(w) > 3 and w not in FEELINGS]
     ranked = sorted(dict.fromkeys(content), key=lambda w: (-len(w), content.index(w)))
     return ranked[:k]
 
 
 def _last_topic(messages: Messages, default: str = "this") -> str:
     """Two salient words of the user's last message, joined ("job and nephew")."""
-    users = _user_texts(messages)
+    users = user_texts(messages)
     return " and ".join(_salient(users[-1] if users else "")) or default
 
 
 def _feelings(messages: Messages) -> list[str]:
     """Feeling words the user used, most recent first."""
     found: list[str] = []
-    for text in reversed(_user_texts(messages)):
+    for text in reversed(user_texts(messages)):
         for w in _WORD.findall(text.lower()):
             if w in FEELINGS and w not in found:
                 found.append(w)
@@ -215,104 +55,18 @@ def _feelings(messages: Messages) -> list[str]:
 
 def _pick(options: list[str], messages: Messages) -> str:  # used by the non-attuned baselines
     """Rotate through phrasings so consecutive replies differ."""
-    return options[_turn(messages) % len(options)]
-
-
-_DETERMINERS = {
-    "the": "the", "my": "your", "our": "your", "this": "this", "that": "that", "his": "his",
-    "her": "her", "their": "their", "a": "the", "an": "the", "your": "my",
-}  # fmt: skip
-_NP_RE = re.compile(
-    r"\b(the|my|our|this|that|his|her|their|a|an)\s+([A-Za-z][A-Za-z'-]*)(?:\s+([A-Za-z][A-Za-z'-]*))?"
-)
-_FUNCTION_WORDS = load_guard_data().function_words
-_NOT_NOUN = _COMMON | frozenset(
-    [
-        "because",
-        "very",
-        "too",
-        "really",
-        "quite",
-        "just",
-        "also",
-        "even",
-        "still",
-        "then",
-        "than",
-        "been",
-        "being",
-        "so",
-        "such",
-        "much",
-        "many",
-        "more",
-        "most",
-        "less",
-        "few",
-        "little",
-        "other",
-        "same",
-        "own",
-        "same",
-        "first",
-        "last",
-        "next",
-        "whole",
-        "only",
-        "really",
-        "alone",
-        "again",
-        "anymore",
-        "here",
-        "there",
-        "today",
-        "now",
-        "yet",
-        "third",
-        "problem",
-        "child",
-        "way",
-        "end",
-        "point",
-    ]
-)
-
-
-def _noun_phrase(text: str) -> str | None:
-    """The first determiner + content word(s) of ``text``, seen from the listener ("my bank" ->
-    "your bank"); ``None`` if there is none."""
-    for m in _NP_RE.finditer(text):
-        det, w1, w2 = m.group(1).lower(), m.group(2), m.group(3)
-        if not _nounish(w1) or (w2 and w2.lower() in ("of", "to")):
-            continue
-        words = [w1]
-        if w2 and _nounish(w2) and not w2.lower().endswith("s"):
-            words.append(w2)
-        if words[-1].lower() in FEELINGS:
-            continue
-        return " ".join([_DETERMINERS[det], *words]) if det != "your" else None
-    return None
-
-
-def _nounish(word: str) -> bool:
-    low = word.lower()
-    return (
-        len(low) >= 3
-        and low not in _NOT_NOUN
-        and low not in _FUNCTION_WORDS
-        and not low.endswith(("ly", "ed", "'s"))
-    )
+    return options[turn_count(messages) % len(options)]
 
 
 def _topic_phrase(messages: Messages) -> tuple[str, str]:
     """``(what the user just talked about, what they keep coming back to)`` as noun phrases."""
-    users = _user_texts(messages)
+    users = user_texts(messages)
     recent = None
     for text in reversed(users[-2:]):
-        recent = _noun_phrase(text)
+        recent = noun_phrase(text)
         if recent:
             break
-    phrases = [p for p in (_noun_phrase(t) for t in users) if p]
+    phrases = [p for p in (noun_phrase(t) for t in users) if p]
     theme = Counter(phrases).most_common(1)[0][0] if phrases else None
     recent = recent or theme or "all of this"
     return recent, theme or recent
@@ -360,7 +114,7 @@ class AdviceGiverPolicy(StatelessPolicy):
 
     def reply(self, messages: Messages) -> str:
         np_, _ = _topic_phrase(messages)
-        template = self.ADVICE[_turn(messages) % len(self.ADVICE)]
+        template = self.ADVICE[turn_count(messages) % len(self.ADVICE)]
         text = template.replace("{np}", np_)
         return text[:1].upper() + text[1:]
 
@@ -395,7 +149,7 @@ class RandomMixerPolicy(StatelessPolicy):
 
     def reply(self, messages: Messages) -> str:
         key = zlib.crc32(
-            f"{self.seed}:{_turn(messages)}:{messages[0]['content'] if messages else ''}".encode()
+            f"{self.seed}:{turn_count(messages)}:{messages[0]['content'] if messages else ''}".encode()
         )
         return random.Random(key).choice(self.strategies).reply(messages)
 
@@ -425,7 +179,7 @@ class VerbosePolicy(StatelessPolicy):
             "Communication skills, boundaries and patience are also frequently recommended. ",
             "Professional resources, books and communities can offer further guidance over time. ",
         ]
-        return para + "".join(extra) * 4 + f"(Reply {_turn(messages) + 1}.)"
+        return para + "".join(extra) * 4 + f"(Reply {turn_count(messages) + 1}.)"
 
 
 class KeywordStufferPolicy(StatelessPolicy):
@@ -462,7 +216,7 @@ class ParrotPolicy(StatelessPolicy):
     name = "parrot"
 
     def reply(self, messages: Messages) -> str:
-        users = _user_texts(messages)
+        users = user_texts(messages)
         return users[-1] if users else ""
 
 
@@ -506,7 +260,7 @@ class WordSaladPolicy(StatelessPolicy):
     name = "word_salad"
 
     def reply(self, messages: Messages) -> str:
-        users = _user_texts(messages)
+        users = user_texts(messages)
         words = _salient(users[-1] if users else "", 4) or ["this"]
         opener = _pick(["It sounds like", "No wonder", "I wonder if", "What if"], messages)
         return f"{opener} {' and '.join(words[:2])} between {' '.join(words[2:]) or words[0]} you weighed down."
@@ -518,14 +272,12 @@ def _asking() -> tuple[type[StatelessPolicy], ...]:
     return AsksAndUsesPolicy, AsksAndIgnoresPolicy
 
 
-SCRIPTED: dict[str, type[StatelessPolicy]] = {
-    cls.name: cls
-    for cls in (
-        AttunedPolicy, AdviceGiverPolicy, LecturerPolicy, RandomMixerPolicy, EmptyPolicy,
-        VerbosePolicy, KeywordStufferPolicy, RepeaterPolicy, ParrotPolicy, JudgeInjectionPolicy,
-        StockPhrasesPolicy, WordSaladPolicy, *_asking(),
-    )
-}  # fmt: skip
+_CLASSES: tuple[type[StatelessPolicy], ...] = (
+    AttunedPolicy, AdviceGiverPolicy, LecturerPolicy, RandomMixerPolicy, EmptyPolicy,
+    VerbosePolicy, KeywordStufferPolicy, RepeaterPolicy, ParrotPolicy, JudgeInjectionPolicy,
+    StockPhrasesPolicy, WordSaladPolicy, *_asking(),
+)  # fmt: skip
+SCRIPTED: dict[str, type[StatelessPolicy]] = {cls.name: cls for cls in _CLASSES}
 REFERENCE_POLICIES = ("attuned", "advice_giver", "lecturer", "random_mixer")
 #: A controlled pair (:mod:`baselines.policies.asking`): both ask about the person every turn;
 #: only the first uses the answer. A user who listens ranks them in this order.
@@ -536,14 +288,20 @@ PROBE_POLICIES = (
 )  # fmt: skip
 
 
-def scripted_policy(name: str, **_options: object) -> StatelessPolicy:
-    """``scripted:NAME``: one of the scripted baselines (the ``empa.policies`` entry point)."""
-    if name not in SCRIPTED:
-        raise PolicySpecError(f"unknown scripted policy {name!r}; known: {sorted(SCRIPTED)}")
-    return SCRIPTED[name]()
+class ScriptedPolicies:
+    """``scripted:NAME``: one of the scripted baselines (the ``empa.policies`` entry point).
+
+    ``defaults`` is what ``empa bench`` runs when no ``--policy`` is given: the references, the
+    listening pair, then the probes."""
+
+    defaults: tuple[str, ...] = tuple(
+        f"scripted:{n}" for n in REFERENCE_POLICIES + LISTENING_PAIR + PROBE_POLICIES
+    )
+
+    def __call__(self, name: str, **_options: object) -> StatelessPolicy:
+        if name not in SCRIPTED:
+            raise PolicySpecError(f"unknown scripted policy {name!r}; known: {sorted(SCRIPTED)}")
+        return SCRIPTED[name]()
 
 
-#: What ``empa bench`` runs when no ``--policy`` is given: the references, then the probes.
-scripted_policy.defaults = tuple(
-    f"scripted:{n}" for n in REFERENCE_POLICIES + LISTENING_PAIR + PROBE_POLICIES
-)  # type: ignore[attr-defined]
+scripted_policy = ScriptedPolicies()

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from empa_env.runs import read_run_trajectories
 from epm.episode import evaluate_many
 from epm.trajectory import Trajectory
 
@@ -57,10 +58,7 @@ def read_trajectories(source: str | Path) -> list[Trajectory]:
             raise FileNotFoundError(
                 f"{path} is not a run directory (no results.sqlite); run `empa bench --out {path}`"
             )
-        from benchmarks.store import RunStore
-
-        with RunStore(path) as store:
-            return [Trajectory.from_dict(json.loads(row[-1])) for row in store.iter_rows()]
+        return read_run_trajectories(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such file or run directory")
     out = []

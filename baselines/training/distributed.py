@@ -6,7 +6,7 @@
 * **Advantages**: the per-case estimators (MICA, GRPO, turn, group) only ever standardise over the
   ``K`` rollouts of one case, which all live in one process, so every process computes them
   locally. The REINFORCE++ variants standardise over the whole batch
-  (:data:`BATCH_WIDE_ESTIMATORS`): :func:`gathered_advantages` gathers every process's rewards,
+  (registered with ``batch_wide=True``, :func:`baselines.advantages.is_batch_wide`): :func:`gathered_advantages` gathers every process's rewards,
   computes the advantages over their union and keeps this process's rows, so they equal the
   single-process computation over all the episodes.
 * **Metrics** are reduced across processes (:func:`reduce_metrics`: a mean over every value any
@@ -24,10 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from baselines.advantages import AdvantageConfig
-
-#: Estimators whose statistics are taken over the whole batch rather than per case.
-BATCH_WIDE_ESTIMATORS = frozenset({"reinforce_pp_traj", "reinforce_pp_idr_batch"})
+from baselines.advantages import AdvantageConfig, is_batch_wide
 
 #: ``gather(items)`` -> every process's ``items`` concatenated in process order.
 Gather = Callable[[list[Any]], list[Any]]
@@ -48,7 +45,7 @@ def gathered_advantages(
 ) -> np.ndarray:
     """Advantages of this process's ``rewards (B, K, T)``; batch-wide estimators use every
     process's batch (gathered), per-case ones this process's only (identical either way)."""
-    if gather is None or config.name not in BATCH_WIDE_ESTIMATORS:
+    if gather is None or not isinstance(config.estimator, str) or not is_batch_wide(config.name):
         return config(rewards, lengths)
     parts = gather([(np.asarray(rewards, dtype=float), np.asarray(lengths))])
     t_max = max(int(r.shape[2]) for r, _ in parts)
@@ -75,5 +72,5 @@ def reduce_metrics(
 
 
 __all__ = [
-    "BATCH_WIDE_ESTIMATORS", "Gather", "gathered_advantages", "reduce_metrics", "rollout_seed",
+    "Gather", "gathered_advantages", "reduce_metrics", "rollout_seed",
 ]  # fmt: skip

@@ -62,9 +62,15 @@ def _resolve(mode: str | bool, device: torch.device) -> bool:
     return mode == "on" or (mode == "auto" and device.type == "cuda")
 
 
-@functools.lru_cache(maxsize=8)
-def _forward_params(cls: type) -> frozenset[str]:
-    return frozenset(inspect.signature(cls.forward).parameters)
+_FORWARD_PARAMS: dict[type, frozenset[str]] = {}
+
+
+def _forward_params(cls: type[torch.nn.Module]) -> frozenset[str]:
+    """The parameter names of ``cls.forward`` (read once per model class)."""
+    found = _FORWARD_PARAMS.get(cls)
+    if found is None:
+        found = _FORWARD_PARAMS[cls] = frozenset(inspect.signature(cls.forward).parameters)
+    return found
 
 
 @dataclass
@@ -131,6 +137,13 @@ def _register_grouped_attention() -> bool:
 _SHARED: weakref.WeakKeyDictionary[Any, tuple[tuple[Any, ...], FastDecoder]] = (
     weakref.WeakKeyDictionary()
 )
+
+
+def shared_decoder(model: Any) -> FastDecoder | None:
+    """The decoder :meth:`FastDecoder.for_settings` keeps for ``model`` (``None``: none made yet,
+    the rollouts use plain ``generate``); its :attr:`FastDecoder.stats` say what it did."""
+    shared = _SHARED.get(model)
+    return shared[1] if shared is not None else None
 
 
 @dataclass
@@ -591,4 +604,4 @@ def sampler_rows(sampler: Any, rows: Sequence[int]) -> Any:
 #: A ``LogitsProcessor``-like callable: ``(input_ids or None, scores) -> scores``.
 Sampler = Callable[[Any, torch.Tensor], torch.Tensor]
 
-__all__ = ["AUTO_MODES", "DecodeStats", "FastDecoder", "Sampler", "StreamBatch"]
+__all__ = ["AUTO_MODES", "DecodeStats", "FastDecoder", "Sampler", "StreamBatch", "shared_decoder"]

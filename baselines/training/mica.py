@@ -53,7 +53,7 @@ fill it); :class:`MICATrainer` subclasses ``transformers.Trainer`` and reuses it
 scheduler, logging, callbacks and checkpointing, plus TRL's ``RepeatSampler`` (to reuse one
 rollout batch for ``num_iterations`` updates) and ``selective_log_softmax``. ``torch_threads``
 (default 1) sets ``torch.set_num_threads``: on a 2-core CPU one thread is much faster than
-torch's default for these small per-turn forwards (``benchmarks/perf/perf_mica_threads.py``).
+torch's default for these small per-turn forwards (``perf/perf_mica_threads.py``).
 """
 
 from __future__ import annotations
@@ -61,24 +61,23 @@ from __future__ import annotations
 import contextlib
 import copy
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence, Sized
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import torch
-from transformers import Trainer, TrainingArguments
+from transformers import PreTrainedTokenizerBase, Trainer, TrainingArguments
 from trl.trainer.utils import RepeatSampler, selective_log_softmax
 
-from baselines.advantages import ESTIMATORS, AdvantageConfig, Estimator
+from baselines.advantages import AdvantageConfig, Estimator, estimators
 from baselines.training.distributed import gathered_advantages, reduce_metrics, rollout_seed
+from baselines.training.losses import ClippedTerms, LossTerms, loss_types
+from baselines.training.losses import loss_type as loss_type_named
 from baselines.training.rollout import GenerationSettings, RolloutBatch, play_episodes
 from baselines.training.tiny import PRECISION_HELP, check_precision, master_weights
 
-#: ``MICAConfig.loss_type`` values: TRL's ``grpo``, ``dapo``, ``dr_grpo`` and the paper's
-#: Algorithm 1 with the whole reply's log-prob (``mica_seq``).
-LOSS_TYPES = ("grpo", "dapo", "dr_grpo", "mica_seq")
-#: Default of ``MICAConfig.torch_threads``, measured by benchmarks/perf/perf_mica_threads.py on a
+#: Default of ``MICAConfig.torch_threads``, measured by perf/perf_mica_threads.py on a
 #: shared 2-core CPU (B=1, K=2, EMPA-v0 max_turns 12): Llama hidden 256 x 4 layers, 10.8 s/step with
 #: 1 thread, 12.3 s with 2, 19.0 s with torch's default (2); the 64 x 2 tiny model, 1.8 / 1.6 /
 #: 1.4 s (the environment dominates, differences within the other jobs' noise). The issue saw
@@ -96,7 +95,7 @@ class MICAConfig(TrainingArguments):
     """
 
     # --- advantages ---
-    estimator: str = field(default="mica", metadata={"help": f"one of {sorted(ESTIMATORS)}"})
+    estimator: str = field(default="mica", metadata={"help": f"one of {estimators.names()}"})
     alpha: float = field(default=0.5, metadata={"help": "weight of the turn-level component"})
     gamma: float = field(default=0.95, metadata={"help": "discount of the Monte Carlo returns"})
     advantage_eps: float = field(
@@ -152,7 +151,7 @@ class MICAConfig(TrainingArguments):
             "split across that many micro-steps (default gradient_accumulation_steps)"
         },
     )
-    loss_type: str = field(default="grpo", metadata={"help": f"one of {list(LOSS_TYPES)}"})
+    loss_type: str = field(default="grpo", metadata={"help": f"one of {loss_types.names()}"})
     beta: float = field(
         default=0.0,
         metadata={"help": "KL weight to a frozen reference model (0: no reference model)"},
@@ -206,16 +205,15 @@ class MICAConfig(TrainingArguments):
         elif self.precision in ("fp32", "bf16-pure"):
             self.bf16 = False  # pure bf16 needs no autocast: the weights are bf16 already
         super().__post_init__()
-        if self.estimator not in ESTIMATORS:
+        if self.estimator not in estimators:
             raise ValueError(
-                f"unknown estimator {self.estimator!r}; choose one of {sorted(ESTIMATORS)}"
+                f"unknown estimator {self.estimator!r}; choose one of {estimators.names()}"
             )
         if self.num_rollouts < 1 or self.num_iterations < 1:
             raise ValueError("num_rollouts and num_iterations must be >= 1")
         if self.epsilon_high is None:
             self.epsilon_high = self.epsilon
-        if self.loss_type not in LOSS_TYPES:
-            raise ValueError(f"unknown loss_type {self.loss_type!r}; choose one of {LOSS_TYPES}")
+        loss_type_named(self.loss_type)  # an unknown name: a ValueError naming the known ones
         if self.steps_per_generation is None:
             self.steps_per_generation = self.gradient_accumulation_steps
         if self.steps_per_generation < 1 or self.torch_threads < 0 or self.beta < 0:
@@ -225,6 +223,17 @@ class MICAConfig(TrainingArguments):
         if self.rollout_workers and self.reuse_prefix:
             raise ValueError("reuse_prefix is not available with rollout_workers (yet)")
         _ = self.generation  # validates decoder and decode_compile
+
+    @property
+    def generation_steps(self) -> int:
+        """``steps_per_generation`` as resolved (default ``gradient_accumulation_steps``)."""
+        steps = self.steps_per_generation
+        return self.gradient_accumulation_steps if steps is None else steps
+
+    @property
+    def clip_high(self) -> float:
+        """``epsilon_high`` as resolved (default ``epsilon``)."""
+        return self.epsilon if self.epsilon_high is None else self.epsilon_high
 
     @property
     def advantage(self) -> AdvantageConfig:
@@ -346,17 +355,6 @@ def clipped_turn_loss(
     return per_turn, is_clipped & mask.bool()
 
 
-@dataclass
-class LossTerms:
-    """What :func:`policy_loss_terms` returns: ``numerator / loss_denominator(...)`` is the loss;
-    the rest are diagnostics (detached)."""
-
-    numerator: torch.Tensor  # scalar, differentiable
-    ratio: torch.Tensor  # (N, L - 1) token ratios; (N, 1) sequence ratios for mica_seq
-    clipped: torch.Tensor  # (N, L - 1) bool: reply tokens whose term is clipped
-    kl: torch.Tensor | None  # (N, L - 1) per-token KL to the reference (beta > 0)
-
-
 def policy_loss_terms(
     logps: torch.Tensor,
     old_logps: torch.Tensor,
@@ -372,8 +370,7 @@ def policy_loss_terms(
 
     ``grpo`` and ``mica_seq`` sum per-turn values (divide by the number of turns); ``dapo`` and
     ``dr_grpo`` sum per-token values (divide by the reply tokens, or turns x max_new_tokens)."""
-    if loss_type not in LOSS_TYPES:
-        raise ValueError(f"unknown loss_type {loss_type!r}; choose one of {LOSS_TYPES}")
+    kind = loss_type_named(loss_type)
     on = mask.bool()
     mask = mask.to(logps.dtype)
     a = advantages.to(logps.dtype).unsqueeze(1)
@@ -384,44 +381,13 @@ def policy_loss_terms(
             raise ValueError("beta > 0 needs the reference model's log-probs")
         diff = torch.where(on, ref_logps - logps, torch.zeros_like(logps))
         kl = torch.exp(diff) - diff - 1
-    if loss_type == "mica_seq":
-        ratio = torch.exp(log_ratio.sum(-1, keepdim=True))
-        clipped_ratio = torch.clamp(ratio, 1 - epsilon_low, 1 + epsilon_high)
-        per_turn = -torch.min(ratio * a, clipped_ratio * a)
-        per_turn = per_turn.squeeze(1) * on.any(-1).to(logps.dtype)  # masked replies: nothing
-        if kl is not None:
-            per_turn = per_turn + beta * (kl * mask).sum(-1)
-        numerator = per_turn.sum()
-        is_clipped = ((ratio < 1 - epsilon_low) & (a < 0)) | ((ratio > 1 + epsilon_high) & (a > 0))
-        return LossTerms(numerator, ratio.detach(), (is_clipped & on).detach(), _detach(kl))
-    ratio = torch.exp(log_ratio)
-    clipped_ratio = torch.clamp(ratio, 1 - epsilon_low, 1 + epsilon_high)
-    per_token = -torch.min(ratio * a, clipped_ratio * a)
-    if kl is not None:
-        per_token = per_token + beta * kl
-    per_token = per_token * mask
-    if loss_type == "grpo":
-        numerator = (per_token.sum(-1) / mask.sum(-1).clamp(min=1.0)).sum()
-    else:  # dapo, dr_grpo: token sums
-        numerator = per_token.sum()
-    is_clipped = ((ratio < 1 - epsilon_low) & (a < 0)) | ((ratio > 1 + epsilon_high) & (a > 0))
-    return LossTerms(numerator, ratio.detach(), (is_clipped & on).detach(), _detach(kl))
-
-
-def _detach(t: torch.Tensor | None) -> torch.Tensor | None:
-    return t.detach() if t is not None else None
+    return kind.numerator(ClippedTerms(log_ratio, a, on, mask, kl, epsilon_low, epsilon_high, beta))
 
 
 def loss_denominator(loss_type: str, turns: int, tokens: int, max_new_tokens: int) -> float:
     """What :attr:`LossTerms.numerator` is divided by over a whole generation of ``turns`` turns
     with ``tokens`` reply tokens in the loss."""
-    if loss_type in ("grpo", "mica_seq"):
-        return float(max(turns, 1))
-    if loss_type == "dapo":
-        return float(max(tokens, 1))
-    if loss_type == "dr_grpo":
-        return float(max(turns * max_new_tokens, 1))
-    raise ValueError(f"unknown loss_type {loss_type!r}; choose one of {LOSS_TYPES}")
+    return loss_type_named(loss_type).denominator(turns, tokens, max_new_tokens)
 
 
 def policy_loss(
@@ -488,6 +454,10 @@ class MICATrainer(Trainer):
     the mean ``|ratio - 1|`` over its reply tokens); the logs carry their means per step.
     """
 
+    #: ``Trainer`` types these as its own bases; here they are always these.
+    args: MICAConfig
+    processing_class: PreTrainedTokenizerBase
+
     def __init__(
         self,
         model: Any,
@@ -543,11 +513,12 @@ class MICATrainer(Trainer):
     # --- data ----------------------------------------------------------------------------------
     def _set_signature_columns_if_needed(self) -> None:
         if self._signature_columns is None:
-            self._signature_columns = ["case"]
+            # (transformers declares this attribute as None only; it holds column names)
+            self._signature_columns = ["case"]  # type: ignore[assignment]
 
     @property
     def _generate_every(self) -> int:
-        return int(self.args.steps_per_generation) * self.args.num_iterations
+        return self.args.generation_steps * self.args.num_iterations
 
     def get_train_dataloader(self) -> Any:
         """One dataloader batch is one *generation*: ``B * steps_per_generation`` cases (as TRL's
@@ -557,7 +528,7 @@ class MICATrainer(Trainer):
         return self._get_dataloader(
             dataset=self.train_dataset,
             description="Training",
-            batch_size=self._train_batch_size * int(self.args.steps_per_generation),
+            batch_size=self._train_batch_size * self.args.generation_steps,
             sampler_fn=self._get_train_sampler,
             is_training=True,
         )
@@ -568,7 +539,9 @@ class MICATrainer(Trainer):
         reused for every micro-step and iteration), as in TRL's GRPO; with several processes the
         batch is ``B * steps_per_generation * num_processes`` distinct cases."""
         dataset = train_dataset if train_dataset is not None else self.train_dataset
-        spg = int(self.args.steps_per_generation)
+        if not isinstance(dataset, Sized):
+            raise ValueError("MICATrainer needs a train_dataset with a length")
+        spg = self.args.generation_steps
         # The sampler's batch is the *global* one: the prepared dataloader hands each process
         # its own consecutive B * spg slice of it, so no case is played twice.
         return RepeatSampler(
@@ -679,7 +652,7 @@ class MICATrainer(Trainer):
 
     def _new_generation(self, case_ids: Sequence[str]) -> Generation:
         tensors, batch = self.collect(case_ids)
-        spg = int(self.args.steps_per_generation)
+        spg = self.args.generation_steps
         g = torch.Generator().manual_seed(self.args.seed * 7_919 + self.state.global_step)
         order = torch.randperm(len(tensors), generator=g)
         slices = [tensors.select(part) for part in torch.tensor_split(order, spg)]
@@ -703,7 +676,7 @@ class MICATrainer(Trainer):
         mask = tt.completion_mask[:, 1:].to(device)
         terms = policy_loss_terms(
             logps, old, tt.advantages.to(device), mask, args.loss_type, args.epsilon,
-            float(args.epsilon_high), ref, args.beta,
+            args.clip_high, ref, args.beta,
         )  # fmt: skip
         on = mask.bool()
         tokens = float(on.sum().clamp(min=1))
@@ -727,7 +700,7 @@ class MICATrainer(Trainer):
         backward over this micro-step's slice of the generation in chunks of turns."""
         model.train()
         args: MICAConfig = self.args
-        spg = int(args.steps_per_generation)
+        spg = args.generation_steps
         if self._step % self._generate_every == 0 or self._buffer is None:
             self._buffer = self._new_generation(inputs["case"])
         gen = self._buffer
@@ -803,7 +776,7 @@ def env_case_ids(env: Any) -> list[str]:
 
 
 __all__ = [
-    "LOSS_TYPES", "Generation", "LossTerms", "MICAConfig", "MICATrainer", "TurnTensors",
+    "Generation", "LossTerms", "MICAConfig", "MICATrainer", "TurnTensors",
     "case_dataset", "clipped_turn_loss", "env_case_ids", "loss_denominator", "per_token_logps",
     "policy_loss", "policy_loss_terms", "turn_tensors",
 ]  # fmt: skip

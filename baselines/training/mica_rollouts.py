@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from baselines.training.ray_rollouts import EpisodeSpec, PlayedEpisode
-from baselines.training.rollout import GenerationSettings, RolloutBatch, TurnSample, _LMTurns
+from baselines.training.rollout import GenerationSettings, LMTurns, RolloutBatch, TurnSample
 from empa_env.rollout import Step
 
 
@@ -93,7 +93,7 @@ class EpisodeSampler:
         return int(order[min(position, len(ranked) - 1)])
 
 
-class _SeededLMTurns(_LMTurns):
+class _SeededLMTurns(LMTurns):
     """:func:`play_episodes`' batched LM turns over ``episodes`` (lockstep position ``j`` plays
     ``episodes[j]``), sampling with :class:`EpisodeSampler`; each step also records its turn
     index and reply, which :func:`rollout_batch` needs."""

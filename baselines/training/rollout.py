@@ -214,7 +214,7 @@ def generate_replies(
     return completions
 
 
-class _LMTurns(RolloutHooks):
+class LMTurns(RolloutHooks):
     """The LM side of :func:`play_episodes`: ``reply_batch`` for :func:`play_lockstep` (one
     ``generate`` per turn) and the hook that attaches each turn's token ids to its step."""
 
@@ -327,7 +327,7 @@ def play_episodes(
     n = b_count * k_count
     if len(envs) < n:
         raise ValueError(f"need {n} environments, got {len(envs)}")
-    lm = _LMTurns(model, tokenizer, settings, reply_filter)
+    lm = LMTurns(model, tokenizer, settings, reply_filter)
     played = play_lockstep(
         envs,
         lm,
@@ -424,6 +424,7 @@ def env_preference_pairs(
 
 
 __all__ = [
-    "GenerationSettings", "RolloutBatch", "TurnSample", "candidate_preferences", "chat_prompt_ids",
+    "GenerationSettings", "LMTurns", "RolloutBatch", "TurnSample", "candidate_preferences",
+    "chat_prompt_ids",
     "env_preference_pairs", "generate_replies", "play_episodes", "score_candidates",
 ]  # fmt: skip

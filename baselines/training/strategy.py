@@ -19,11 +19,14 @@ import re
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from empa_env.rollout import RolloutHooks, Step
+
+if TYPE_CHECKING:
+    from torch import nn
 
 Message = dict[str, str]
 
@@ -238,19 +241,19 @@ def features(
     return x
 
 
-def build_policy(hidden: int = 64, seed: int = 0) -> object:
+def build_policy(hidden: int = 64, seed: int = 0) -> nn.Sequential:
     """A two-layer MLP ``features -> logits over STRATEGIES`` (torch)."""
     import torch
     from torch import nn
 
     torch.manual_seed(seed)
+    head = nn.Linear(hidden, N_STRATEGIES)
     net = nn.Sequential(
-        nn.Linear(FEATURE_DIM, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(),
-        nn.Linear(hidden, N_STRATEGIES),
+        nn.Linear(FEATURE_DIM, hidden), nn.Tanh(), nn.Linear(hidden, hidden), nn.Tanh(), head,
     )  # fmt: skip
     with torch.no_grad():  # start near uniform: every strategy gets tried
-        net[-1].weight.mul_(0.01)
-        net[-1].bias.zero_()
+        head.weight.mul_(0.01)
+        head.bias.zero_()
     return net
 
 

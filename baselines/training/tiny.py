@@ -209,7 +209,7 @@ def build_tiny_reward_model(
     return model, tokenizer
 
 
-def no_checkpointing(config_cls: type) -> dict[str, bool]:
+def no_checkpointing(config_cls: type) -> dict[str, Any]:
     """Keyword arguments that turn activation checkpointing off (TRL configs default it on, which
     only slows a tiny CPU model): ``activation_checkpointing`` on recent ``transformers``, its
     older name ``gradient_checkpointing`` otherwise."""

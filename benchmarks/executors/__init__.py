@@ -10,6 +10,11 @@ whichever plays them:
   at most ``concurrency`` episodes in flight;
 * ``ray`` (:class:`~benchmarks.executors.ray_executor.RayExecutor`): each episode a Ray task on a
   cluster (or a private local Ray instance); needs the ``ray`` extra.
+
+Executors are a registry (:data:`executors`, entry-point group ``empa.executors``): another one is
+one file whose factory takes ``concurrency`` and ``address`` (``--ray-address``) as keywords and
+returns an :class:`Executor`, plus one registration (``@executors.register("mine")`` in that file,
+or an entry point). ``empa bench --executor`` offers every registered name.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from empa_env.registry import Registry
+
 if TYPE_CHECKING:
     from benchmarks.config import BenchConfig
     from empa_env.backends import Roles
@@ -25,9 +32,6 @@ if TYPE_CHECKING:
     from empa_env.config import EnvConfig
     from empa_env.policy import Policy
     from epm.trajectory import Trajectory
-
-#: The executors ``empa bench --executor`` accepts.
-EXECUTORS = ("local", "ray")
 
 
 @dataclass(frozen=True)
@@ -110,25 +114,18 @@ class Executor(Protocol):
         ...
 
 
-def make_executor(name: str, *, concurrency: int = 32, ray_address: str | None = None) -> Executor:
-    """The executor called ``name`` (``local`` or ``ray``); a clear error for anything else."""
-    from empa_env.errors import UserError
+#: Where episodes can be played, by name: each factory is called as
+#: ``factory(concurrency=N, address=ADDR_OR_NONE)`` and returns a ready :class:`Executor` (one that
+#: connects somewhere does it in the factory, so a wrong address fails before a run directory
+#: exists; one that takes no address refuses one).
+executors: Registry[Executor] = Registry("executor", "empa.executors")
 
-    if name == "local":
-        if ray_address is not None:
-            raise UserError("--ray-address needs --executor ray")
-        from benchmarks.executors.local import LocalExecutor
 
-        return LocalExecutor(concurrency=concurrency)
-    if name == "ray":
-        from benchmarks.executors.ray_executor import RayExecutor
-
-        executor = RayExecutor(address=ray_address, max_in_flight=concurrency)
-        executor.connect()  # a wrong address fails here, before any run directory exists
-        return executor
-    raise UserError(f"--executor {name!r}: expected one of {', '.join(EXECUTORS)}")
+def make_executor(name: str, *, concurrency: int = 32, address: str | None = None) -> Executor:
+    """The executor registered as ``name`` (a clear error listing the known ones otherwise)."""
+    return executors.create(name, concurrency=concurrency, address=address)
 
 
 __all__ = [
-    "EXECUTORS", "EpisodeJob", "EpisodeOutcome", "Executor", "Record", "RunWork", "make_executor",
+    "EpisodeJob", "EpisodeOutcome", "Executor", "Record", "RunWork", "executors", "make_executor",
 ]  # fmt: skip

@@ -12,10 +12,18 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from benchmarks.executors import EpisodeJob, EpisodeOutcome, Record, RunWork
+from empa_env.errors import UserError
 
 
 class LocalExecutor:
     name = "local"
+
+    @classmethod
+    def create(cls, *, concurrency: int = 32, address: str | None = None) -> LocalExecutor:
+        """The ``local`` entry of :data:`~benchmarks.executors.executors`: no address to go to."""
+        if address is not None:
+            raise UserError("--ray-address needs --executor ray (local plays in this process)")
+        return cls(concurrency=concurrency)
 
     def __init__(self, concurrency: int = 32) -> None:
         self.concurrency = max(1, concurrency)

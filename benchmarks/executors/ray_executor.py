@@ -222,6 +222,14 @@ class RayExecutor:
         self._connected = False
         self._started_ray = False
 
+    @classmethod
+    def create(cls, *, concurrency: int = 32, address: str | None = None) -> RayExecutor:
+        """The ``ray`` entry of :data:`~benchmarks.executors.executors`, connected already (a
+        wrong address fails here, before any run directory exists)."""
+        executor = cls(address=address, max_in_flight=concurrency)
+        executor.connect()
+        return executor
+
     def connect(self) -> None:
         """Connect to Ray now (``empa bench`` does it before the run directory is created, so a
         wrong address leaves nothing behind); :meth:`run` does it when nobody did."""

@@ -51,6 +51,7 @@ from empa_env.cases.official import (
 from empa_env.errors import UserError
 from empa_env.safe_text import check_name, terminal_safe
 from epm import AXES, Judgement, Trajectory, TurnRecord, evaluate, get_preset, replay
+from epm.config import EPMConfig
 from epm.dynamics import goal_distance, turn_physics, unit_toward_origin
 from epm.rubric import difficulty_band, dominant_axis, increment
 
@@ -172,7 +173,10 @@ def _judgement(analysis: Any, judge: str, turn: int, notes: list[str]) -> Judgem
             "it as zeros)",
             judge=judge,
         )
-    prog, neg, evidence, reasoning = {}, {}, {}, {}
+    prog: dict[str, int] = {}
+    neg: dict[str, int] = {}
+    evidence: dict[str, str] = {}
+    reasoning: dict[str, str] = {}
     for axis in AXES:
         for kind, target in (("Prog", prog), ("Neg", neg)):
             key = f"{axis}_{kind}_level"
@@ -267,13 +271,9 @@ def read_episode(
         raise OfficialFormatError("nested too deeply to be a published episode") from None
 
 
-def _episode(
-    path: Path,
-    data: dict[str, Any],
-    preset: str,
-    metadata: dict[str, dict[str, Any]],
-    threshold: Callable[[str], str | None] | None,
-) -> tuple[Trajectory, dict[str, Any]]:
+def _checked(path: Path, data: dict[str, Any]) -> tuple[str, dict[str, Any], list[Any], int]:
+    """``(case id, EPM record, trajectory points, judged turns)`` of a published episode file, or
+    an :class:`OfficialFormatError` saying what is missing or inconsistent."""
     match = _CASE_ID.match(path.stem)
     case_id = str(data.get("script_id") or (match.group(1) if match else path.stem))
     if len(case_id) > 128 or not _SAFE_ID.match(case_id):
@@ -303,16 +303,21 @@ def _episode(
         )
     if turns < 1:
         raise OfficialFormatError("the trajectory has no judged turn")
+    return case_id, epj, points, turns
 
-    config = get_preset(preset)
-    p0 = np.array(_vector(points[0].get("P_t"), "P_0 (trajectory point 0)"))
-    if np.any(p0 > 0) or not np.any(p0):
-        raise OfficialFormatError(f"P_0 = {p0.tolist()} is not a deficit")
+
+def _turn_records(
+    points: list[Any],
+    p0: np.ndarray,
+    config: EPMConfig,
+    judge: str,
+    transcript: tuple[list[str], list[str], list[dict]],
+    notes: list[str],
+) -> tuple[list[TurnRecord], np.ndarray]:
+    """Each judged turn replayed with the epm code (``v_t`` from the levels, ``P_t = P_(t-1) +
+    v_t``) and checked against the published values; ``(records, final position)``."""
+    replies, answers, director = transcript
     v_star0 = unit_toward_origin(p0)
-    judge = str(data.get("judger_model", ""))
-    opening, replies, answers, director = _transcript(data.get("history"), turns)
-
-    notes: list[str] = []
     records: list[TurnRecord] = []
     position = p0.copy()
     for t, point in enumerate(points[1:], start=1):
@@ -335,9 +340,9 @@ def _episode(
                 turn=t,
                 reply=replies[t - 1],
                 judgement=judgement,
-                v=phys.v,
-                position=phys.position,
-                v_star=phys.v_star,
+                v=[float(x) for x in phys.v],
+                position=[float(x) for x in phys.position],
+                v_star=[float(x) for x in phys.v_star],
                 delta_E=phys.delta_E,
                 alignment=phys.alignment,
                 projection=phys.projection,
@@ -347,14 +352,16 @@ def _episode(
                 status="ongoing",
             )
         )
-    ending = published_ending(str(data["termination_reason"]), data.get("termination_type"))
-    records[-1].status = ending["outcome"]
-    status, ended_at = replay(p0, np.array([r.v for r in records]), config)
+    return records, position
 
-    iedr = (epj.get("iedr_details") or {}).get("filled_iedr") or {}
-    levels = {k: iedr[k] for k in ("C.1", "C.2", "C.3", "A.1", "A.2", "A.3", "P.1", "P.2", "P.3")
-              if k in iedr}  # fmt: skip
-    meta_row = metadata.get(case_id, {})
+
+def _case_meta(
+    case_id: str,
+    p0: np.ndarray,
+    meta_row: dict[str, Any],
+    threshold: Callable[[str], str | None] | None,
+) -> dict[str, Any]:
+    """The case's metadata as the run store keeps it (from P_0 and the published case table)."""
     norm = float(np.linalg.norm(p0))
     case_meta: dict[str, Any] = {
         "id": case_id,
@@ -371,6 +378,36 @@ def _episode(
     if meta_row:
         case_meta["official_category"] = meta_row.get("category")
         case_meta["official_dominant_axis"] = meta_row.get("dominant_axis")
+    return case_meta
+
+
+def _episode(
+    path: Path,
+    data: dict[str, Any],
+    preset: str,
+    metadata: dict[str, dict[str, Any]],
+    threshold: Callable[[str], str | None] | None,
+) -> tuple[Trajectory, dict[str, Any]]:
+    case_id, epj, points, turns = _checked(path, data)
+    config = get_preset(preset)
+    p0 = np.array(_vector(points[0].get("P_t"), "P_0 (trajectory point 0)"))
+    if np.any(p0 > 0) or not np.any(p0):
+        raise OfficialFormatError(f"P_0 = {p0.tolist()} is not a deficit")
+    judge = str(data.get("judger_model", ""))
+    opening, replies, answers, director = _transcript(data.get("history"), turns)
+
+    notes: list[str] = []
+    records, position = _turn_records(
+        points, p0, config, judge, (replies, answers, director), notes
+    )
+    ending = published_ending(str(data["termination_reason"]), data.get("termination_type"))
+    records[-1].status = ending["outcome"]
+    status, ended_at = replay(p0.tolist(), np.array([r.v for r in records]), config)
+
+    iedr = (epj.get("iedr_details") or {}).get("filled_iedr") or {}
+    levels = {k: iedr[k] for k in ("C.1", "C.2", "C.3", "A.1", "A.2", "A.3", "P.1", "P.2", "P.3")
+              if k in iedr}  # fmt: skip
+    case_meta = _case_meta(case_id, p0, metadata.get(case_id, {}), threshold)
     trajectory = Trajectory(
         case_id=case_id,
         p0=p0.tolist(),

@@ -76,7 +76,7 @@ async def warm_up(api_base: str) -> None:
     await client.complete(messages, role="actor", prompt_version="warm-up")
 
 
-def run(latency: float, concurrency: int, policy: str, max_turns: int | None) -> dict[str, float]:
+def run(latency: float, concurrency: int, policy: str, max_turns: int | None) -> dict[str, Any]:
     with ScriptedLLMServer(latency=latency) as server, tempfile.TemporaryDirectory() as tmp:
         spec = f"llm:{MODEL}"
         config = BenchConfig(
@@ -145,7 +145,7 @@ def client_cpu(calls: int) -> dict[str, float]:
     OpenAI SDK on the same local server."""
     from empa_env.llm.client import ClientConfig, LLMClient, _litellm
 
-    messages = [
+    messages: list[Any] = [
         {"role": "system", "content": "You are the EMPA Actor."},
         {"role": "user", "content": "How was your day?"},
     ]

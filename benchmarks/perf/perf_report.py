@@ -16,6 +16,7 @@ machines are shared: compare the rows of one run, not figures from different run
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import resource
 import statistics
@@ -62,9 +63,7 @@ def main() -> None:
         for _ in range(args.repeat):
             for mode, (freeze, workers) in modes.items():
                 build.FREEZE_BEFORE_FORK = freeze
-                build.render_figures = (  # type: ignore[assignment]
-                    lambda draws, w=workers: original(draws, workers=w)
-                )
+                build.render_figures = functools.partial(original, workers=workers)
                 own0, children0 = _cpu()
                 start = time.perf_counter()
                 build.build_report(episodes, trajectories, Path(tmp) / "report")

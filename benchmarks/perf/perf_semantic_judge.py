@@ -68,9 +68,10 @@ def bench_judge(tier: str, n: int) -> None:
     from empa_env.offline.semantic.judger import SemanticJudger
 
     texts = replies(n)
-    judger = SemanticJudger(tier=tier, encoder=load_encoder(tier))
+    encoder = load_encoder(tier)
+    judger = SemanticJudger(tier=tier, encoder=encoder)
     judger.rate(USER_LINES[0], "Warm up.")
-    judger.encoder.clear()
+    encoder.clear()
     t = time.perf_counter()
     for i, text in enumerate(texts):
         judger.rate(f"{USER_LINES[i % 4]} ({i})", text)

@@ -39,7 +39,7 @@ def judge_views(trajectory: Trajectory, case: Case) -> list[JudgeView]:
         profile = JudgeProfile.from_case(
             case,
             tuple(plot.released_emotions),
-            plot.current_focus,  # type: ignore[arg-type]
+            plot.current_focus,
         )
         views.append(JudgeView(profile, tuple(history), record.reply, record.turn))
         history.append(Message("assistant", record.reply))

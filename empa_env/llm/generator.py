@@ -23,7 +23,7 @@ from empa_env.cases.schema import DOMAIN_LABELS, DOMAINS, Case
 from empa_env.llm.client import Completion, LLMCallError, UsageLedger
 from empa_env.llm.iedr import IEDRError, LLMIEDRRater
 from empa_env.llm.parsing import OutputError, extract_json_object
-from empa_env.llm.roles import JSON_OBJECT, _LLMRole
+from empa_env.llm.roles import JSON_OBJECT, LLMRole
 from empa_env.sync import run_sync
 
 #: Fields the code sets; whatever the model writes for them is discarded.
@@ -58,7 +58,7 @@ def assemble_case(
     }
 
 
-class LLMCaseGenerator(_LLMRole):
+class LLMCaseGenerator(LLMRole):
     """``generate(n, seed)`` -> ``n`` validated cases written by ``model``.
 
     ``iedr_model`` rates the levels (default: the same model); ``id_prefix`` names the cases
@@ -196,7 +196,7 @@ def merge_offline_material(case_data: Mapping[str, Any], written: Mapping[str, A
     return out
 
 
-class LLMCaseCompleter(_LLMRole):
+class LLMCaseCompleter(LLMRole):
     """Writes the offline material of a case that has everything else (prompt ``case_completer``).
 
     ``complete(case_data)`` returns the case dict with ``voice``, ``cues`` and every stage's

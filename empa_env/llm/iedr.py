@@ -20,7 +20,7 @@ from empa_env.cases.schema import Case
 from empa_env.llm.client import Completion, LLMCallError
 from empa_env.llm.parsing import OutputError, as_int, as_text, extract_json_object
 from empa_env.llm.render import case_text
-from empa_env.llm.roles import JSON_OBJECT, _LLMRole
+from empa_env.llm.roles import JSON_OBJECT, LLMRole
 from empa_env.sync import run_sync
 from epm.rubric import (
     IEDR_DEFAULT_LEVEL,
@@ -112,7 +112,7 @@ def parse_iedr(completion: Completion, partial: dict[str, Any] | None = None) ->
     return {"levels": levels, "reasoning": reasoning}
 
 
-class LLMIEDRRater(_LLMRole):
+class LLMIEDRRater(LLMRole):
     """Rates a :class:`~empa_env.cases.schema.Case` or a case draft (a mapping in the case
     format, e.g. from the LLM case generator) on the nine IEDR indicators."""
 

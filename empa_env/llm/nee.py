@@ -18,7 +18,7 @@ from empa_env.cases.schema import Case
 from empa_env.llm.client import Completion, LLMCallError, UsageLedger
 from empa_env.llm.parsing import OutputError, extract_json_object, is_refusal, strip_reasoning
 from empa_env.llm.render import judge_profile_text, transcript_text
-from empa_env.llm.roles import JSON_OBJECT, _LLMRole
+from empa_env.llm.roles import JSON_OBJECT, LLMRole
 from empa_env.roles.views import JudgeProfile
 from empa_env.sync import run_sync
 from epm.nee import NEE_MAXIMA, NEEScore, PanelResult, panel_nee
@@ -66,7 +66,7 @@ def parse_diagnosis(completion: Completion) -> str:
     return text
 
 
-class NEEJudge(_LLMRole):
+class NEEJudge(LLMRole):
     """One NEE judge model."""
 
     kind = "nee"

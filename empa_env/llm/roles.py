@@ -82,7 +82,7 @@ def failure_kind(error: str | None) -> str:
     return (error or "unknown").split(":", 1)[0]
 
 
-class _LLMRole:
+class LLMRole:
     """Shared plumbing: the client, the prompt, failures and ``describe()``."""
 
     kind: str = ""
@@ -229,7 +229,7 @@ def parse_judgement(
     )
 
 
-class LLMJudger(_LLMRole, Judger):
+class LLMJudger(LLMRole, Judger):
     """MDEP-PR judge: levels + evidence for the last reply, from the user's point of view."""
 
     kind = "judger"
@@ -335,7 +335,7 @@ def clean_actor_text(text: str, name: str, max_chars: int = 600) -> str:
     return text
 
 
-class LLMActor(_LLMRole, Actor):
+class LLMActor(LLMRole, Actor):
     """The simulated user, in the persona's voice; guided only through ``view.guidance``."""
 
     kind = "actor"
@@ -429,7 +429,7 @@ class LLMActor(_LLMRole, Actor):
 FunctionCalling = Literal["auto", "native", "json"]
 
 
-class LLMDirector(_LLMRole, Director):
+class LLMDirector(LLMRole, Director):
     """One of the seven tools per turn, by native function calling or a JSON tool call.
 
     ``function_calling``: ``"native"`` sends the tool schemas (LiteLLM ``tools``); ``"json"``

@@ -1,6 +1,6 @@
 """The three roles' interfaces and the views each role is allowed to see."""
 
-from empa_env.roles.base import Actor, Director, Judger
+from empa_env.roles.base import Actor, Director, Judger, PlaysLanguages
 from empa_env.roles.views import (
     DIRECTOR_TOOLS,
     ActorGuidance,
@@ -19,5 +19,5 @@ from empa_env.roles.views import (
 __all__ = [
     "DIRECTOR_TOOLS", "Actor", "ActorGuidance", "ActorPersona", "ActorView", "Director",
     "DirectorAction", "DirectorTool", "DirectorView", "History", "JudgeProfile", "JudgeView",
-    "Judger", "Message", "Release",
+    "Judger", "Message", "PlaysLanguages", "Release",
 ]  # fmt: skip

@@ -5,6 +5,7 @@ async). The other side is derived, so there is one implementation of each role's
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 from empa_env.roles.views import ActorView, DirectorAction, DirectorView, JudgeView
 from empa_env.sync import run_sync
@@ -28,13 +29,23 @@ class _Role:
             ) is getattr(base, async_name):
                 raise TypeError(f"{cls.__name__} must implement {sync_name}() or {async_name}()")
 
-    # A role may declare ``languages``: the case languages it can play (absent or None: any).
-    # The environment refuses, at ``reset``, a case in a language one of its roles cannot play,
-    # instead of scoring it wrongly.
+    # A role may declare ``languages`` (:class:`PlaysLanguages`): the case languages it can play.
 
     def describe(self) -> dict[str, str]:
         """What goes into a run's configuration fingerprint."""
         return {"class": type(self).__name__, "name": self.name}
+
+
+@runtime_checkable
+class PlaysLanguages(Protocol):
+    """The part of the role contract that says which case languages a role can play.
+
+    ``languages`` holds :mod:`empa_env.languages` codes; ``None`` (or a role without the
+    attribute) plays any language. The environment refuses, at ``reset``, a case in a language
+    one of its roles cannot play, instead of scoring it wrongly (an attribute or a property)."""
+
+    @property
+    def languages(self) -> tuple[str, ...] | None: ...
 
 
 class Judger(_Role):

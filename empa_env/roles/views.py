@@ -43,6 +43,8 @@ class Message:
 
 
 History = tuple[Message, ...]
+#: What plot material a :class:`Release` hands over.
+ReleaseKind = Literal["stage", "memory", "turning_point"]
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ class Release:
     ``kind`` is ``"stage"`` (a plot stage), ``"memory"`` (a memory period) or ``"turning_point"``.
     """
 
-    kind: Literal["stage", "memory", "turning_point"]
+    kind: ReleaseKind
     key: str
     summary: str
     lines: tuple[str, ...]

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from benchmarks.perf import perf_gpu_training  # noqa: E402
+from perf import perf_gpu_training  # noqa: E402
 
 pytestmark = pytest.mark.train
 

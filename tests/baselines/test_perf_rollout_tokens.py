@@ -7,7 +7,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from benchmarks.perf.perf_rollout_tokens import MODES, main  # noqa: E402
+from perf.perf_rollout_tokens import MODES, main  # noqa: E402
 
 pytestmark = pytest.mark.train
 

@@ -14,7 +14,7 @@ from baselines.training.fastgen import FastDecoder  # noqa: E402
 from baselines.training.mica_rollouts import EpisodeSampler  # noqa: E402
 from baselines.training.rollout import (  # noqa: E402
     GenerationSettings,
-    _LMTurns,
+    LMTurns,
     generate_replies,
     play_episodes,
 )
@@ -74,7 +74,7 @@ def test_one_batched_generation_per_turn_over_every_live_episode(lm):
     model, tok = lm
     for reuse in (False, True):
         s = GenerationSettings(max_new_tokens=6, greedy=True, decoder="fast", reuse_prefix=reuse)
-        turns = _LMTurns(model, tok, s, None)
+        turns = LMTurns(model, tok, s, None)
         from empa_env.rollout import play_lockstep
 
         envs = [StandInEnv(length=3 + i % 2) for i in range(5)]  # episodes of 3 and 4 turns

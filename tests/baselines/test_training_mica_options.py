@@ -13,8 +13,8 @@ pytest.importorskip("trl")
 
 import torch  # noqa: E402
 
+from baselines.training.losses import loss_types  # noqa: E402
 from baselines.training.mica import (  # noqa: E402
-    LOSS_TYPES,
     MICAConfig,
     MICATrainer,
     case_dataset,
@@ -26,6 +26,16 @@ from baselines.training.mica import (  # noqa: E402
 )
 from baselines.training.rollout import RolloutBatch, TurnSample  # noqa: E402
 from baselines.training.tiny import build_tiny_causal_lm, build_tokenizer  # noqa: E402
+
+#: The loss types shipped with the trainer (a test may register more).
+BUILTIN_LOSS_TYPES = ("grpo", "dapo", "dr_grpo", "mica_seq")
+
+
+def test_the_builtin_loss_types_are_registered():
+    assert set(BUILTIN_LOSS_TYPES) <= set(loss_types.names())
+    with pytest.raises(ValueError, match="unknown loss_type 'nope'; choose one of"):
+        MICAConfig(output_dir="unused", loss_type="nope")
+
 
 pytestmark = pytest.mark.train
 
@@ -109,7 +119,7 @@ def test_loss_types_normalise_as_documented():
     old = logps.detach()
     values = {
         t: float(policy_loss(logps, old, adv, mask, t, max_new_tokens=4).detach())
-        for t in LOSS_TYPES
+        for t in BUILTIN_LOSS_TYPES
     }
     # per-token loss is -A at ratio 1
     assert values["grpo"] == pytest.approx((-1 + 1) / 2)  # mean of per-turn means
@@ -141,7 +151,7 @@ def test_mica_seq_clips_the_sequence_ratio():
     assert bool(terms.clipped.all())
 
 
-@pytest.mark.parametrize("loss_type", LOSS_TYPES)
+@pytest.mark.parametrize("loss_type", BUILTIN_LOSS_TYPES)
 def test_each_loss_type_trains(tmp_path, tokenizer, standin_env_factory, loss_type):
     model, trainer = _mica(tokenizer, standin_env_factory, tmp_path, loss_type=loss_type)
     before = [p.detach().clone() for p in model.parameters()]
@@ -199,7 +209,7 @@ def test_truncated_replies_get_no_gradient(tokenizer):
     assert kept.truncated.tolist() == [False, True]
     assert masked.completion_mask[1].sum() == 0 and kept.completion_mask[1].sum() == 3
     assert torch.equal(masked.completion_mask[0], kept.completion_mask[0])
-    for loss_type in LOSS_TYPES:
+    for loss_type in BUILTIN_LOSS_TYPES:
         model.zero_grad()
         cut = masked.chunk(1, 2)
         logps = per_token_logps(model, cut)

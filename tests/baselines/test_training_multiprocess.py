@@ -14,9 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from baselines.advantages import ESTIMATORS, AdvantageConfig, mica_advantages
+from baselines.advantages import AdvantageConfig, estimators, is_batch_wide, mica_advantages
 from baselines.training.distributed import (
-    BATCH_WIDE_ESTIMATORS,
     gathered_advantages,
     reduce_metrics,
     rollout_seed,
@@ -40,7 +39,7 @@ def _two_processes(parts):
     )
 
 
-@pytest.mark.parametrize("estimator", sorted(ESTIMATORS))
+@pytest.mark.parametrize("estimator", estimators.names())
 def test_each_process_gets_the_union_computation(estimator):
     """Two processes with different local batches (sizes and lengths) get exactly the rows of the
     single-process computation over the union; batch-wide estimators differ from a local one."""
@@ -53,7 +52,7 @@ def test_each_process_gets_the_union_computation(estimator):
     np.testing.assert_allclose(run(config, 0), union[:2, :, :5], atol=1e-12)
     np.testing.assert_allclose(run(config, 1), union[2:], atol=1e-12)
     local = config(*parts[0])
-    if estimator in BATCH_WIDE_ESTIMATORS:
+    if is_batch_wide(estimator):
         assert not np.allclose(local, union[:2, :, :5])
     else:  # per case: the other process's cases change nothing
         np.testing.assert_allclose(local, union[:2, :, :5], atol=1e-12)
@@ -145,7 +144,7 @@ def test_two_processes_normalise_reinforce_pp_over_the_global_batch(two_process_
     union_rewards = np.concatenate(
         [np.pad(r, ((0, 0), (0, 0), (0, t_max - r.shape[2]))) for r in rewards]
     )
-    union = ESTIMATORS["reinforce_pp_idr_batch"](
+    union = estimators.get("reinforce_pp_idr_batch")(
         union_rewards, np.concatenate([np.array(g["lengths"]) for g in gens])
     )
     start = 0
@@ -154,7 +153,7 @@ def test_two_processes_normalise_reinforce_pp_over_the_global_batch(two_process_
         np.testing.assert_allclose(
             got, union[start : start + r.shape[0], :, : r.shape[2]], atol=1e-9
         )
-        local = ESTIMATORS["reinforce_pp_idr_batch"](r, np.array(g["lengths"]))
+        local = estimators.get("reinforce_pp_idr_batch")(r, np.array(g["lengths"]))
         assert not np.allclose(got, local)
         start += r.shape[0]
 

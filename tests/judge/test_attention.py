@@ -281,8 +281,8 @@ def attack_scores():
     each turn) and each content-blind policy with one disguised hostile sentence per reply."""
     import statistics
 
-    from benchmarks.perf.perf_judge_attention import corpus_sentences, head_ranked, play, policies
     from empa_env.env import EMPAEnv
+    from perf.perf_judge_attention import corpus_sentences, head_ranked, play, policies
 
     env = EMPAEnv("empa30-v1")
     cases = list(env.cases)[:ATTACK_CASES]
@@ -297,7 +297,7 @@ def attack_scores():
 @pytest.mark.xfail(
     strict=False,
     reason="open gap (issue 21): on the 30 cases the oracle scored 48.6 against attuned 45.1 "
-    "(benchmarks/perf/perf_judge_attention.py); it harvests small credits from coincidental "
+    "(perf/perf_judge_attention.py); it harvests small credits from coincidental "
     "word overlaps over long episodes",
 )
 def test_the_judge_as_its_own_oracle_does_not_reach_the_attuned_baseline(attack_scores):

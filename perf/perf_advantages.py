@@ -1,7 +1,7 @@
 """Time every advantage estimator on one batch of B cases x K rollouts x T turns, on one core.
 
-    python -m benchmarks.perf.perf_advantages            # B = 32, K = 4, T = 45 (the issue's target)
-    python -m benchmarks.perf.perf_advantages --b 64 --t 30
+    python -m perf.perf_advantages            # B = 32, K = 4, T = 45 (the issue's target)
+    python -m perf.perf_advantages --b 64 --t 30
 
 Lengths are drawn in [min_turns, T] so the batch is ragged, as real episodes are. Prints the
 median and best time per batch (microseconds) over several repeats of many calls each.
@@ -15,13 +15,14 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # one core, as the target says; must precede numpy
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import statistics  # noqa: E402
 import timeit  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from baselines.advantages import ESTIMATORS, compute_advantages  # noqa: E402
+from baselines.advantages import compute_advantages, estimators  # noqa: E402
 
 
 def time_estimators(
@@ -38,11 +39,10 @@ def time_estimators(
     rewards = rng.normal(size=(b, k, t))
     lengths = rng.integers(min(min_turns, t), t + 1, size=(b, k))
     out = {}
-    for name in ESTIMATORS:
+    for name in estimators.names():
         compute_advantages(name, rewards, lengths)  # warm the discount-matrix cache
-        runs = timeit.repeat(
-            lambda n=name: compute_advantages(n, rewards, lengths), number=number, repeat=repeat
-        )
+        call = functools.partial(compute_advantages, name, rewards, lengths)
+        runs = timeit.repeat(call, number=number, repeat=repeat)
         per_call = [r / number for r in runs]
         out[name] = (statistics.median(per_call), min(per_call))
     return out

@@ -1,7 +1,7 @@
 """Does the default judge reward attention to *this* person? Content-blind policies, a white-box
 optimiser and disguised insults, scored as the environment scores them (issue 21).
 
-    python -m benchmarks.perf.perf_judge_attention [--cases 30] [--candidates 32] [--only NAME ...]
+    python -m perf.perf_judge_attention [--cases 30] [--candidates 32] [--only NAME ...]
 
 Every policy plays the benchmark cases (``empa30-v1``, seed 0) with the environment's own judge;
 the figure is the mean EPM-Index and the success rate. Policies:
@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from empa_env.env import EMPAEnv
+from empa_env.offline.semantic.judger import SemanticJudger
 from empa_env.roles.views import JudgeProfile, JudgeView
 from epm.rubric import increment
 
@@ -130,7 +131,7 @@ def corpus_sentences(limit: int | None = None) -> list[str]:
 
 def oracle_delta(env: EMPAEnv, reply: str) -> float:
     """The environment's judge's increment ``delta_E`` for ``reply`` at the current state."""
-    base = env.unwrapped
+    base = env
     ep = base._episode
     assert ep is not None
     profile = JudgeProfile.from_case(
@@ -154,7 +155,7 @@ def play(
     for case in cases:
         env.reset(seed=0, options={"case": case})
         while True:
-            messages = env.unwrapped.messages
+            messages = env.messages
             reply = choose(env, messages)
             _, _, term, trunc, info = env.step(reply)
             shown.append((float(info["delta_E"]), messages[-1]["content"], reply))
@@ -204,8 +205,10 @@ def policies(candidates: int, pool: list[str], judge_rank: list[str]) -> dict[st
 def head_ranked(env: EMPAEnv, pool: list[str], keep: int = 60) -> list[str]:
     """Corpus sentences ranked by the judge's bare heads (no context): what a replay attack
     that never reads the user would play."""
-    judge = env.unwrapped.roles.judger
+    judge = env.roles.judger
     inner = getattr(judge, "inner", judge)
+    if not isinstance(inner, SemanticJudger):
+        raise SystemExit(f"head ranking needs the semantic judge, not {type(inner).__name__}")
     sample = random.Random(0).sample(pool, min(3000, len(pool)))
     scored = inner.score_pairs([""] * len(sample), sample)
     total = sum(scored[f"{a}_Prog"][0] for a in "CAP") + sum(scored[f"{a}_Neg"][0] for a in "CAP")

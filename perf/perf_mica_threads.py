@@ -1,7 +1,7 @@
 """Time a MICA optimiser step with 1 and 2 torch threads and with torch's default.
 
-    python -m benchmarks.perf.perf_mica_threads                    # tiny Llama, EMPA-v0 (lexicon)
-    python -m benchmarks.perf.perf_mica_threads --hidden 256 --layers 4 --steps 3
+    python -m perf.perf_mica_threads                    # tiny Llama, EMPA-v0 (lexicon)
+    python -m perf.perf_mica_threads --hidden 256 --layers 4 --steps 3
 
 Each setting runs in a fresh process (``OMP_NUM_THREADS``/``MKL_NUM_THREADS`` removed from its
 environment, so "default" is what torch picks on its own; ``1`` and ``2`` are
@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from typing import Any
 
 SETTINGS = ("1", "2", "default")
 
@@ -49,7 +50,7 @@ def time_steps(args: argparse.Namespace, threads: int) -> dict[str, float | int]
         def on_train_end(self, *_a, **_k):
             marks.append(time.perf_counter())
 
-    env_kwargs = {"max_turns": 12, "judger": "lexicon"}
+    env_kwargs: dict[str, Any] = {"max_turns": 12, "judger": "lexicon"}
     probe = gym.make("EMPA-v0", **env_kwargs)
     cases = env_case_ids(probe)[: args.b * (args.steps + 1)]
     probe.close()
@@ -73,7 +74,7 @@ def time_steps(args: argparse.Namespace, threads: int) -> dict[str, float | int]
 
 def run_setting(setting: str, argv: Sequence[str]) -> dict[str, float | int]:
     env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-    cmd = [sys.executable, "-m", "benchmarks.perf.perf_mica_threads", *argv, "--child", setting]
+    cmd = [sys.executable, "-m", "perf.perf_mica_threads", *argv, "--child", setting]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
     return json.loads(out.strip().splitlines()[-1])
 

@@ -1,6 +1,6 @@
 """The simulated user who listens (issue 22): every goal figure, on the 30 benchmark cases.
 
-    python benchmarks/perf/perf_user.py [--judger offline] [--cases 30]
+    python perf/perf_user.py [--judger offline] [--cases 30]
 
 Probes are played from two states per case (turn 0, and after five turns of the scripted
 ``attuned`` baseline), on copies of the environment, with the default offline roles:
@@ -33,6 +33,7 @@ import re
 import statistics
 import time
 from collections import Counter
+from collections.abc import Callable
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -42,6 +43,7 @@ from empa_env.env import EMPAEnv  # noqa: E402
 from empa_env.languages import language  # noqa: E402
 from empa_env.offline.user.listening import CLAIM_WORDS  # noqa: E402
 from empa_env.offline.user.state import case_vocabulary  # noqa: E402
+from empa_env.policy import Messages  # noqa: E402
 
 EN = language("en")
 ATTUNED = SCRIPTED["attuned"]()
@@ -147,7 +149,9 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
                     obs, *_rest = trial.step(reply)
                     answers.append(obs)
                 distinct.append(len(set(answers)))
-                released = set(base._episode.plot.released_stages)  # noqa: SLF001
+                episode = base._episode  # noqa: SLF001
+                assert episode is not None  # a step was played
+                released = set(episode.plot.released_stages)
                 for fact in case.facts:
                     trial = copy.deepcopy(base)
                     obs, *_rest = trial.step(question_for(fact))
@@ -252,20 +256,20 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
             return "Honestly, you're being pathetic about this. Nobody cares."
         return ATTUNED.reply(messages)
 
-    policies = {
+    policies: dict[str, Callable[[Messages], str]] = {
         name: SCRIPTED[name]().reply
         for name in ("attuned", "advice_giver", "lecturer", "asks_and_uses", "asks_and_ignores")
     }
     policies["contempt_every_third"] = contempt_every_third
     left_turns: list[int] = []
-    for name, policy in policies.items():
+    for name, answer in policies.items():
         told[name] = 0
         scores[name] = []
         outcomes[name] = Counter()
         for case_id in cases:
             env.reset(seed=0, options={"case": case_id})
             while True:
-                reply = policy(env.messages)
+                reply = answer(env.messages)
                 t0 = time.process_time()
                 *_, term, trunc, info = env.step(reply)
                 step_cpu += time.process_time() - t0

@@ -1,7 +1,7 @@
 """GPU check of the trainers: rollout throughput, train step time, peak memory, precision.
 
-    python benchmarks/perf/perf_gpu_training.py            # Qwen2-0.5B-shaped, on CUDA
-    python benchmarks/perf/perf_gpu_training.py --tiny     # tiny Qwen2 on CPU (CI smoke run)
+    python perf/perf_gpu_training.py            # Qwen2-0.5B-shaped, on CUDA
+    python perf/perf_gpu_training.py --tiny     # tiny Qwen2 on CPU (CI smoke run)
 
 Builds a randomly initialised Qwen2 causal LM offline (``--tiny``: hidden 64 x 2 layers; else
 Qwen2-0.5B's shape: hidden 896, 24 layers, 14/2 heads, MLP 4864, over the tiny tokenizer's
@@ -45,7 +45,7 @@ from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):  # run as a script: the repository root on the path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 USER_TURNS = (
     "I keep thinking about what my manager said in the meeting today.",
@@ -267,12 +267,14 @@ class Bench:
             total = time.perf_counter() - start
         trainer.close()
         batch = trainer.last_rollouts
+        trained = trainer.model
+        assert trained is not None  # the trainer was built with a model
         _emit(self.results, {
             "what": "mica step", "episodes": episodes, "precision": precision,
             "turns_trained": len(batch.samples) if batch else 0,
             "step_s": total - rollout_s[0], "rollout_s": rollout_s[0],
             "peak_gib": peak["peak_gib"], "weights_changed": _changed(trainer.model, before),
-            "weight_dtype": str(next(trainer.model.parameters()).dtype).removeprefix("torch."),
+            "weight_dtype": str(next(trained.parameters()).dtype).removeprefix("torch."),
         })  # fmt: skip
         del trainer, model
         self._free()
@@ -307,21 +309,23 @@ class Bench:
         def timed(prompts: list[Any], tr: Any) -> Any:
             if not rollout_s:  # the weights as the first rollout found them
                 before.update(_snapshot(tr.model))
-            shared = _SHARED.get(tr.model)
+            shared = shared_decoder(tr.model)
             if len(rollout_s) == 1 and shared is not None:  # the timed rollout's decoder stats
-                snap[:] = [shared[1].stats.seconds, shared[1].stats.decode_steps]
+                snap[:] = [shared.stats.seconds, shared.stats.decode_steps]
             _sync()
             start = time.perf_counter()
             out = call(prompts, tr)
             _sync()
             rollout_s.append(time.perf_counter() - start)
             if len(rollout_s) == 1:
-                first_tokens[0] = rollout.last_batch.metrics()["tokens/generated"]
+                last = rollout.last_batch
+                assert last is not None  # a generation was just played
+                first_tokens[0] = last.metrics()["tokens/generated"]
             return out
 
         first_tokens = [0.0]
         snap: list[float] = []
-        from baselines.training.fastgen import _SHARED
+        from baselines.training.fastgen import shared_decoder
 
         trainer.rollout_func = timed
         with _peak() as peak:
@@ -344,9 +348,9 @@ class Bench:
             "step_s": (total - sum(rollout_s)) / max(len(rollout_s), 1),
             "peak_gib": peak["peak_gib"], "weights_changed": _changed(trainer.model, before),
         }  # fmt: skip
-        shared = _SHARED.get(trainer.model)  # this model's decoder (None: plain generate)
+        shared = shared_decoder(trainer.model)  # this model's decoder (None: plain generate)
         if shared is not None and batch and snap:
-            stats = shared[1].stats  # the timed (second) rollout's share
+            stats = shared.stats  # the timed (second) rollout's share
             steps = stats.decode_steps - int(snap[1])
             row["ms_per_decode_step"] = 1000 * (stats.seconds - snap[0]) / max(steps, 1)
             row["decode_steps"] = steps

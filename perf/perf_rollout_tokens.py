@@ -1,8 +1,8 @@
 """Tokens processed and time per episode of LM rollouts, re-reading the history every turn vs
 reusing the prefix (one token stream per conversation, its KV cache carried across turns).
 
-    python -m benchmarks.perf.perf_rollout_tokens                         # Llama 256 x 4, 12 turns
-    python -m benchmarks.perf.perf_rollout_tokens --hidden 64 --layers 2 --episodes 2 --turns 4
+    python -m perf.perf_rollout_tokens                         # Llama 256 x 4, 12 turns
+    python -m perf.perf_rollout_tokens --hidden 64 --layers 2 --episodes 2 --turns 4
 
 Three ways to play the same ``--episodes`` episodes of the real ``EMPA-v0`` (offline roles,
 lexicon judger, ``max_turns = --turns``, the episode cannot end earlier) with a randomly

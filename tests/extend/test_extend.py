@@ -1,0 +1,104 @@
+"""README's "Extend it" table, each row done: a plug-in in one file (beside this test), registered
+there, then used by name where the built-ins are used."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+
+def _episodes(run_dir: Path) -> dict[str, tuple]:
+    """Every stored episode by key, all columns but the commit time."""
+    with sqlite3.connect(run_dir / "results.sqlite") as conn:
+        cols = [r[1] for r in conn.execute("PRAGMA table_info(episodes)")]
+        keep = [c for c in cols if c != "finished_at"]
+        rows = conn.execute(f"SELECT {', '.join(keep)} FROM episodes").fetchall()
+    return {row[0]: row for row in rows}
+
+
+def test_a_new_executor_is_one_file_and_a_name_for_empa_bench(tmp_path, capsys):
+    from empa_env.cli import main
+    from tests.extend.serial_executor import SerialExecutor
+
+    args = ["bench", "--policy", "scripted:empty", "--limit", "2", "--max-turns", "12",
+            "--no-report", "--quiet"]  # fmt: skip
+    SerialExecutor.played.clear()
+    assert main([*args, "--executor", "serial", "--out", str(tmp_path / "serial")]) == 0
+    assert len(SerialExecutor.played) == 2  # it played both episodes, one after the other
+    assert main([*args, "--executor", "local", "--out", str(tmp_path / "local")]) == 0
+    serial, local = _episodes(tmp_path / "serial"), _episodes(tmp_path / "local")
+    assert set(serial) == set(SerialExecutor.played) and serial == local  # same results
+    # The registry's names are the CLI's choices; its own refusal is one line.
+    assert (
+        main([*args, "--executor", "serial", "--ray-address", "h:1", "--out", str(tmp_path / "x")])
+        == 2
+    )
+    assert "error: the serial executor plays in this process" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["bench", "--help"])
+    assert "--executor {local,ray,serial}" in capsys.readouterr().out
+
+
+def test_a_new_advantage_estimator_is_one_file_and_a_name():
+    from baselines.advantages import AdvantageConfig, estimators, is_batch_wide
+    from baselines.training.distributed import gathered_advantages
+    from tests.extend.batch_mean_estimator import batch_mean_advantages
+
+    rewards = np.array([[[1.0, 3.0, 0.0], [2.0, 0.0, 0.0]], [[4.0, 4.0, 4.0], [0.0, 0.0, 0.0]]])
+    lengths = np.array([[2, 1], [3, 0]])
+    assert "batch_mean" in estimators.names() and is_batch_wide("batch_mean")
+    got = AdvantageConfig("batch_mean")(rewards, lengths)
+    mean = (1 + 3 + 2 + 4 + 4 + 4) / 6
+    assert got[0, 0, :2].tolist() == [1 - mean, 3 - mean] and got[1, 1].tolist() == [0.0] * 3
+    # Batch-wide: two processes, each with one case, get the single-process values.
+    parts = [(rewards[:1], lengths[:1]), (rewards[1:], lengths[1:])]
+    for index in (0, 1):
+        local = gathered_advantages(
+            AdvantageConfig("batch_mean"), *parts[index], gather=lambda _items: parts,
+            process_index=index,
+        )  # fmt: skip
+        assert np.array_equal(local, batch_mean_advantages(rewards, lengths)[index : index + 1])
+
+
+@pytest.mark.train
+def test_a_new_loss_type_is_one_file_and_a_name():
+    pytest.importorskip("trl")
+    import torch
+
+    from baselines.training.mica import MICAConfig, loss_denominator, policy_loss
+    from tests.extend import sequence_mean_loss  # noqa: F401  (registers "reply_mean")
+
+    g = torch.Generator().manual_seed(0)
+    logps, old = torch.randn(3, 5, generator=g), torch.randn(3, 5, generator=g)
+    advantages = torch.tensor([0.5, -1.0, 2.0])
+    mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [0, 0, 0, 0, 0]], dtype=torch.float)
+    mine = policy_loss(logps, old, advantages, mask, loss_type="reply_mean")
+    grpo = policy_loss(logps, old, advantages, mask, loss_type="grpo")
+    assert torch.allclose(mine, grpo)  # the same aggregation, written anew
+    assert loss_denominator("reply_mean", 3, 8, 48) == 3.0
+    assert MICAConfig(output_dir="unused", loss_type="reply_mean").loss_type == "reply_mean"
+    with pytest.raises(ValueError, match="choose one of .*reply_mean"):
+        policy_loss(logps, old, advantages, mask, loss_type="nope")
+
+
+def test_a_new_language_is_one_file_and_a_code():
+    from empa_env import EMPAEnv
+    from empa_env.cases.suites import load_suite
+    from empa_env.languages import language
+    from empa_env.llm.render import language_instruction
+    from tests.extend import esperanto  # noqa: F401  (registers "eo")
+
+    eo = language("eo")
+    assert eo.content_words("Mi estas tre laca kaj la laboro ne finiĝas") == [
+        "tre", "laca", "laboro", "finiĝas",
+    ]  # fmt: skip
+    assert "The conversation is in Esperanto (eo)" in language_instruction("eo", "actor")
+    # The offline roles play English only: a case in the new language is refused at reset, with
+    # the LLM roles named, instead of being scored by English rules.
+    case = load_suite("empa30-v1").cases[0].model_copy(update={"language": "eo"})
+    env = EMPAEnv([case], max_turns=12)
+    with pytest.raises(ValueError, match="in 'eo'; use an LLM actor"):
+        env.reset(seed=0)
