@@ -56,7 +56,6 @@ def test_no_arrow_runs_back_up_or_sideways():
 #: change could not edit (the judge's text layer and the LLM client are being reworked); the test
 #: fails when one is fixed (remove it here) or a new one appears.
 KNOWN = {
-    "benchmarks/perf/perf_env.py: empa_env.text ['_reading']",
     "benchmarks/perf/perf_llm_concurrency.py: empa_env.llm.client ['_litellm']",
 }
 
