@@ -114,8 +114,10 @@ def _stem(word: str) -> str:
         ("s", ""),
     ):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: len(w) - len(suffix)] + repl
-    return w
+            w = w[: len(w) - len(suffix)] + repl
+            break
+    # a silent final e goes too, so "joke", "jokes", "joked" and "joking" meet at "jok"
+    return w[:-1] if w.endswith("e") and len(w) >= 4 and w[-2] not in "aeiou" else w
 
 
 def stems(words: Iterable[str]) -> set[str]:

@@ -61,3 +61,45 @@ def test_the_llm_actor_answers_a_question_from_the_facts(server, opts):
     obs, *_ = env.step("Who is Kyle, the nephew?")
     case = env.cases[[c.id for c in env.cases].index("empa30-029")]
     assert obs in {f.answer for f in case.facts if f.stage is None}, obs
+
+
+def test_endings_do_not_depend_on_the_models_markers(case):
+    """A goodbye ends the episode and spent patience makes the user leave whatever the model
+    wrote; a stray marker after an ordinary reply ends nothing."""
+    from empa_env.llm.roles import settled_ending
+    from empa_env.roles.views import Message
+
+    persona = ActorPersona.from_case(case)
+
+    def view(reply, **guidance):
+        history = (Message("user", "It's hard."), Message("assistant", reply))
+        return ActorView(persona, history, ActorGuidance(**guidance), 1, 7)
+
+    assert settled_ending(view("Okay, I have to head out now. Take care."), "") == "policy_left"
+    assert settled_ending(view("What happened next?"), "policy_left") == ""
+    assert settled_ending(view("What happened next?"), "user_left") == ""
+    assert settled_ending(view("You're pathetic. Nobody cares."), "user_left") == "user_left"
+    assert settled_ending(view("What happened next?", leave=True), "") == "user_left"
+    opening = ActorView(persona, (), ActorGuidance(), 0, 7)
+    assert settled_ending(opening, "policy_left") == ""
+
+
+def test_the_prompt_reads_the_last_reply_for_the_actor(case):
+    """The LLM Actor's prompt says what the reply does, as the offline user reads it: the fact a
+    question asks for, a goodbye, an empty message, a wrong tie between true people."""
+    from empa_env.llm.render import actor_reading_text
+    from empa_env.roles.views import Message
+
+    persona = ActorPersona.from_case(case)
+    person = next(f for f in case.facts if f.kind == "person" and f.stage is None)
+
+    def note(reply, **guidance):
+        history = (Message("user", "It's hard."), Message("assistant", reply))
+        return actor_reading_text(ActorView(persona, history, ActorGuidance(**guidance), 1, 7))
+
+    assert person.answer in note(f"Who is {person.about[0].capitalize()}?")
+    assert "[END]" in note("I need to go now. Goodbye.")
+    assert "empty" in note("   ")
+    wrong = "cousin" if "cousin" not in person.about else "uncle"
+    assert person.answer in note(f"So {person.about[0].capitalize()} is your {wrong}?")
+    assert "patience" in note("You're pathetic.", patience=0.6)
