@@ -430,15 +430,15 @@ class OfflineActor(Actor):
         fact = mistake.fact if mistake.fact is not None and mistake.fact in known else None
         if fact is not None:
             said = fact.answer if speech.fresh(fact.answer) else _short(fact)
+            if mistake.kind in ("relation", "person"):
+                return speech.pick(
+                    t["correct_person"], {**slots, "thing": _thing(word, persona), "fact": said}
+                )
             return speech.pick(
-                t["correct_person"], {**slots, "thing": _thing(word, persona), "fact": said}
-            ) or speech.pick(t["correct_value"], {**slots, "word": word, "truth": said.rstrip(".")})
-        if mistake.truth:
-            pool = (
-                t["correct_feeling"]
-                if mistake.truth.isalpha() and " " not in mistake.truth
-                else t["correct_value"]
+                t["correct_value"], {**slots, "word": word, "truth": said.rstrip(".")}
             )
+        if mistake.truth:
+            pool = t["correct_feeling"] if mistake.kind == "feeling" else t["correct_value"]
             return speech.pick(pool, {**slots, "word": word, "truth": mistake.truth})
         return speech.pick(t["correct_person_hidden"], {**slots, "thing": _thing(word, persona)})
 

@@ -277,3 +277,17 @@ def test_how_long_is_answered_from_the_users_own_prose(env):
     started(env, "empa30-008")
     obs, *_ = answer(env, "How long ago was the heart attack?")
     assert "five weeks" in obs.lower()
+
+
+def test_a_wrong_number_and_a_misattributed_deed_are_corrected(env):
+    """Every word true, the relation between them wrong: the user sets it right with the fact."""
+    case = SUITE["empa30-001"]
+    rent = next(f for f in case.facts if "rent" in f.about)
+    pin = next(f for f in case.facts if "pin" in f.about)
+    started(env, "empa30-001")
+    obs, *_ = answer(env, "So the rent is 450 euro?")
+    assert rent.answer.split(" and ")[0] in obs and not obs.startswith(
+        ("Yes", "Right", "That's it")
+    )
+    obs, *_ = answer(env, "So Gülten typed the PIN wrong three times?")
+    assert pin.answer in obs

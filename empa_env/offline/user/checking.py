@@ -22,6 +22,7 @@ Words are read through the project's text layer (the reply's reading form, cut b
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -101,6 +102,8 @@ class Mistake:
     """What a summary gets wrong: the word the user objects to, and how to put it right."""
 
     word: str
+    #: what it is: "relation", "person", "duration", "amount" or "feeling"
+    kind: str = "person"
     #: the true fact to say (None: the truth is kept back, or not a fact)
     fact: Fact | None = None
     #: the true value in the user's words when no fact carries it ("five weeks", "scared")
@@ -112,6 +115,10 @@ def _tie(relation: str) -> frozenset[str]:
         if relation in group:
             return group
     return frozenset([relation])
+
+
+def _plain(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
 
 
 def people_of(facts: Iterable[Fact]) -> dict[str, str]:
@@ -147,7 +154,7 @@ def wrong_relation(
     sentence: str, names: Sequence[str], people: dict[str, str], facts: Sequence[Fact]
 ) -> Mistake | None:
     """A name the user knows tied to the wrong relation (see the module docstring)."""
-    low = read(sentence).lower()
+    low = _plain(read(sentence)).lower()
     for name, relation in _pairs(low):
         name = name.removesuffix("'s")
         if name not in people or name not in names:
@@ -158,11 +165,13 @@ def wrong_relation(
             (
                 f
                 for f in facts
-                if f.kind == "person" and name in f.about and people[name] in f.about
+                if f.kind == "person"
+                and name in {_plain(w) for w in f.about}
+                and people[name] in f.about
             ),
             None,
         )
-        return Mistake(relation, fact, f"{name.capitalize()} is my {people[name]}")
+        return Mistake(relation, "relation", fact, f"{name.capitalize()} is my {people[name]}")
     return None
 
 
@@ -196,7 +205,9 @@ def wrong_person(
     overlap, fact, about = best
     if overlap < 2:
         return None
-    in_story = set(_words(fact.answer)) | set(fact.about) if fact is not None else set(about)
+    in_story = {
+        _plain(w) for w in (_words(fact.answer) + list(fact.about) if fact is not None else about)
+    }
     # the people of the retold fact, with a name standing for its relation and back
     present = {w for w in in_story if w in RELATIONS or w in people}
     present |= {people[w] for w in present if w in people}
@@ -208,7 +219,7 @@ def wrong_person(
             or who not in (set(people) | RELATIONS)
         ):
             continue
-        return Mistake(who, fact)
+        return Mistake(who, "person", fact)
     return None
 
 
@@ -223,6 +234,38 @@ def _content(words: Iterable[str]) -> list[str]:
 
 def _words(text: str) -> list[str]:
     return re.findall(r"[a-z][a-z'-]*", read(text).lower())
+
+
+_AMOUNT = re.compile(rf"\b((?:{_NUMBER_WORDS})(?:[.,]\d+)?)\s+([a-z]{{3,}})\b", re.I)
+
+
+def amounts(text: str) -> list[tuple[str, str, str]]:
+    """``(phrase, number, unit stem)`` of each number with the word it counts ("540 euro")."""
+    out = []
+    for m in _AMOUNT.finditer(read(text).lower()):
+        unit = m.group(2)
+        if unit in ENGLISH_STOPWORDS or m.group(1) in ("a", "an"):
+            continue
+        out.append((m.group(0), m.group(1), next(iter(stems([unit])))))
+    return out
+
+
+def wrong_amount(sentence: str, material: Sequence[str], facts: Sequence[Fact]) -> Mistake | None:
+    """A number the story gives otherwise for the same thing: "450 euro" for "540 euro"."""
+    claimed = amounts(sentence)
+    if not claimed:
+        return None
+    told: list[tuple[str, str, str, Fact | None]] = [
+        (*a, f) for f in facts for a in amounts(f.answer)
+    ] + [(*a, None) for text in material for a in amounts(text)]
+    phrases = {t[0] for t in told}
+    for phrase, number, unit in claimed:
+        if phrase in phrases:
+            continue
+        other = next((t for t in told if t[2] == unit and t[1] != number), None)
+        if other is not None:
+            return Mistake(phrase, "amount", other[3], other[0])
+    return None
 
 
 def durations(text: str) -> list[tuple[str, str, str]]:
@@ -257,7 +300,7 @@ def wrong_duration(sentence: str, material: Sequence[str], facts: Sequence[Fact]
         if not topical:
             continue
         best = max(topical, key=lambda t: t[0])
-        return Mistake(phrase, best[2], best[1])
+        return Mistake(phrase, "duration", best[2], best[1])
     return None
 
 
@@ -304,7 +347,7 @@ def wrong_feeling(sentence_words: Sequence[str], vocabulary: frozenset[str]) -> 
             ),
             "",
         )
-        return Mistake(word, None, truth)
+        return Mistake(word, "feeling", None, truth)
     return None
 
 
@@ -315,6 +358,7 @@ __all__ = [
     "feeling_families",
     "people_of",
     "topical_duration",
+    "wrong_amount",
     "wrong_duration",
     "wrong_feeling",
     "wrong_person",

@@ -20,6 +20,7 @@ from empa_env.offline.user.checking import (
     Mistake,
     people_of,
     topical_duration,
+    wrong_amount,
     wrong_duration,
     wrong_feeling,
     wrong_person,
@@ -171,8 +172,8 @@ def hear(
             default=(0, -1),
         )
         lacking = _unknown_claim(q.words, q.names, vocabulary)
-        # a question naming one thing of a fact (yes/no, why, open) is answered with it
-        bar = 3 if q.kind in ("yesno", "open", "why") else 4
+        # a question naming one thing of a fact is answered with it (a word it shares scores 3)
+        bar = 3
         if q.kind == "duration" and not (
             best_known[0] >= bar and known[best_known[1]].kind == "duration"
         ):
@@ -274,13 +275,13 @@ def _mistake(
     material: Sequence[str],
 ) -> Mistake | None:
     """What the summary (or a question's premise) gets wrong among true things, if anything."""
-    people = people_of(known)
+    people = {fold(name): relation for name, relation in people_of(known).items()}
     for i, about in enumerate(hidden):
         if hidden_kinds and i < len(hidden_kinds) and hidden_kinds[i] == "person":
             names = [w for w in about if w not in RELATIONS]
             relations = [w for w in about if w in RELATIONS]
             if names and relations:
-                people.setdefault(names[0], relations[0])
+                people.setdefault(fold(names[0]), relations[0])
     sentences = [reading.summary] if reading.summary else []
     sentences += [q.text for q in reading.questions]
     for n, sentence in enumerate(sentences):
@@ -290,7 +291,11 @@ def _mistake(
             words, names, people, known, hidden
         )
         if found is None and n == 0 and reading.summary:
-            found = wrong_duration(sentence, material, known) or wrong_feeling(words, vocabulary)
+            found = (
+                wrong_duration(sentence, material, known)
+                or wrong_amount(sentence, material, known)
+                or wrong_feeling(words, vocabulary)
+            )
         if found is not None:
             return found
     return None
