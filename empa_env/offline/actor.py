@@ -431,9 +431,17 @@ class OfflineActor(Actor):
         if fact is not None:
             said = fact.answer if speech.fresh(fact.answer) else _short(fact)
             if mistake.kind in ("relation", "person"):
-                return speech.pick(
+                line = speech.pick(
                     t["correct_person"], {**slots, "thing": _thing(word, persona), "fact": said}
                 )
+                if line is None and mistake.kind == "relation" and mistake.truth:
+                    # the fact was said before: name the true tie in fewer words
+                    truth = "my " + mistake.truth.rsplit(" my ", 1)[-1]
+                    line = speech.pick(
+                        t["correct_value"],
+                        {**slots, "word": _thing(word, persona), "truth": truth},
+                    )
+                return line
             return speech.pick(
                 t["correct_value"], {**slots, "word": word, "truth": said.rstrip(".")}
             )

@@ -291,3 +291,13 @@ def test_a_wrong_number_and_a_misattributed_deed_are_corrected(env):
     )
     obs, *_ = answer(env, "So Gülten typed the PIN wrong three times?")
     assert pin.answer in obs
+
+
+def test_a_deed_turned_round_and_a_wrong_tie_asked_are_set_right(env):
+    case = SUITE["empa30-029"]
+    trained = next(f for f in case.facts if f.answer.startswith("I trained Kyle"))
+    started(env, "empa30-029")
+    obs, *_ = answer(env, "So Kyle trained you?")
+    assert trained.answer in obs and not obs.startswith(("Yes", "Right", "Exactly"))
+    obs, *_ = answer(env, "Is Kyle your son?")
+    assert "nephew" in obs.lower()

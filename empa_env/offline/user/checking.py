@@ -202,6 +202,9 @@ def wrong_person(
         overlap = len(said & stems(about))
         if overlap > best[0]:
             best = (overlap, None, about)
+    for f in facts:
+        if _reversed(sentence_words, named, f.answer):
+            return Mistake(sorted(named)[0], "person", f)
     overlap, fact, about = best
     if overlap < 2:
         return None
@@ -221,6 +224,28 @@ def wrong_person(
             continue
         return Mistake(who, "person", fact)
     return None
+
+
+def _reversed(sentence_words: Sequence[str], named: set[str], answer: str) -> bool:
+    """The sentence turns a deed round: "Kyle trained you" where the user said "I trained
+    Kyle" (who did it to whom swapped)."""
+    told = _words(answer)
+    told_plain = [_plain(w) for w in told]
+    for i, w in enumerate(sentence_words[:-1]):
+        if _plain(w) not in named:
+            continue
+        verb = next(iter(stems([sentence_words[i + 1]])))
+        rest = sentence_words[i + 2 : i + 5]
+        if "you" not in rest and "your" not in rest:
+            continue
+        for j in range(len(told) - 1):
+            if (
+                told[j] == "i"
+                and next(iter(stems([told[j + 1]]))) == verb
+                and _plain(w) in told_plain[j + 2 : j + 5]
+            ):
+                return True
+    return False
 
 
 def _content(words: Iterable[str]) -> list[str]:

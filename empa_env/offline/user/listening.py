@@ -124,7 +124,10 @@ def _score(q_stems: set[str], kind: str, about: tuple[str, ...], fact_kind: str)
     if not overlap:
         return 0
     subject = bool(about) and next(iter(stems([fold(about[0])]))) in q_stems
-    return 3 * overlap + (2 if fact_kind in ANSWERS.get(kind, ()) else 0) + (1 if subject else 0)
+    fits = ANSWERS.get(kind, ())
+    # the kind a question asks for first ("said" before "person" for "what did X say")
+    fit = 2 if fits and fact_kind == fits[0] else 1 if fact_kind in fits else 0
+    return 3 * overlap + fit + (1 if subject else 0)
 
 
 def _unknown_claim(words: Iterable[str], names: Iterable[str], vocab: frozenset[str]) -> str:
