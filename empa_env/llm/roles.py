@@ -312,13 +312,18 @@ def actor_ending(text: str) -> tuple[str, str]:
     return _ENDING_MARK.sub("", text).strip(), ends
 
 
+#: Languages whose replies the offline user's reading understands (its patterns are English).
+OFFLINE_READING_LANGUAGES: tuple[str, ...] = ("en",)
+
+
 def settled_ending(view: ActorView, marked: str) -> str:
     """How the conversation ends after this Actor message, whatever the model wrote.
 
     The rules that must not depend on the model: the policy's goodbye (as the offline user reads
     it) ends the episode as ``policy_left``; the Director's ``leave`` (patience spent) ends it as
     ``user_left``. A model's own ``[END]`` counts only after a goodbye, and its ``[LEAVE]`` only
-    after a hostile reply (a small model writes markers at random); the opening never ends.
+    after a hostile reply (a small model writes markers at random); the opening never ends. In a
+    language the offline reading does not cover, the model's markers decide.
     """
     from empa_env.offline.user.reading import read_reply
 
@@ -330,6 +335,8 @@ def settled_ending(view: ActorView, marked: str) -> str:
     last = view.history[-1]
     if last.role != "assistant":
         return ""
+    if view.persona.language not in OFFLINE_READING_LANGUAGES:
+        return marked  # no offline reading of this language: the model's markers decide
     reading = read_reply(last.content, view.persona.language)
     if reading.goodbye:
         return "policy_left"

@@ -3,6 +3,8 @@ listening rules; its end markers end the episode (through the scripted server)."
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from empa_env.env import EMPAEnv
@@ -82,6 +84,14 @@ def test_endings_do_not_depend_on_the_models_markers(case):
     assert settled_ending(view("What happened next?", leave=True), "") == "user_left"
     opening = ActorView(persona, (), ActorGuidance(), 0, 7)
     assert settled_ending(opening, "policy_left") == ""
+    chinese = ActorView(
+        dataclasses.replace(persona, language="zh"),
+        (Message("user", "很难。"), Message("assistant", "我得走了，再见。")),
+        ActorGuidance(),
+        1,
+        7,
+    )
+    assert settled_ending(chinese, "policy_left") == "policy_left"  # the model's marker decides
 
 
 def test_the_prompt_reads_the_last_reply_for_the_actor(case):
