@@ -167,6 +167,27 @@ def actor_facts_text(persona: ActorPersona, guidance: ActorGuidance | None) -> s
 
 
 def actor_reading_text(view: ActorView) -> str:
+    """What the assistant's last message does, as a prompt section (see :func:`reading_notes`)."""
+    notes = reading_notes(view)
+    if not notes:
+        return ""
+    return "\n".join(["", "# The assistant's last message (read for you)", *notes])
+
+
+#: The notes that say what to answer (put again right after the message, for a small model).
+_ANSWER_NOTES = ("Answer it with", "The answer:", "Correct it", "say goodbye", "It is empty")
+
+
+def actor_reply_hint(view: ActorView) -> str:
+    """The one note that says what to answer, to follow the assistant's message itself (a small
+    model heeds the last thing it read); empty when there is none."""
+    for note in reading_notes(view):
+        if any(key.lower() in note.lower() for key in _ANSWER_NOTES):
+            return f"(For your reply; never quote this note. {note})"
+    return ""
+
+
+def reading_notes(view: ActorView) -> list[str]:
     """What the assistant's last message does, read the way the offline user reads it
     (:mod:`empa_env.offline.user`): its acts, the released fact a question asks for (in the
     user's words), a mistake among true things with the truth, a goodbye, an empty or hostile
@@ -178,7 +199,7 @@ def actor_reading_text(view: ActorView) -> str:
 
     persona, guidance = view.persona, view.guidance or ActorGuidance()
     if not view.history or view.history[-1].role != "assistant" or persona.language != "en":
-        return ""
+        return []
     known = tuple(persona.facts) + tuple(guidance.facts)
     vocab = vocabulary_of(
         (
@@ -249,9 +270,7 @@ def actor_reading_text(view: ActorView) -> str:
             f"Your patience with the assistant: {max(guidance.patience, 0.0):.1f} left "
             "(at 0 you leave)."
         )
-    if not notes:
-        return ""
-    return "\n".join(["", "# The assistant's last message (read for you)", *notes])
+    return notes
 
 
 def actor_style_text(persona: ActorPersona) -> str:

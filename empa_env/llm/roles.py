@@ -36,6 +36,7 @@ from empa_env.llm.render import (
     actor_guidance_text,
     actor_persona_text,
     actor_reading_text,
+    actor_reply_hint,
     actor_situation_text,
     actor_style_text,
     director_memories_text,
@@ -345,6 +346,9 @@ def settled_ending(view: ActorView, marked: str) -> str:
     return ""
 
 
+_STAGE_DIRECTION = re.compile(r"\([^()]{3,300}\)|\*[^*]{2,80}\*|\[[^\[\]]{2,120}\]")
+
+
 def clean_actor_text(text: str, name: str, max_chars: int = 600) -> str:
     """The persona's message from raw model text: no reasoning, no name label, no second speaker.
 
@@ -357,6 +361,9 @@ def clean_actor_text(text: str, name: str, max_chars: int = 600) -> str:
     cut = _SPEAKER_LINE.search(text)
     if cut:
         text = text[: cut.start()]
+    text = " ".join(text.split()).strip().strip("\"'“”").strip()
+    # stage directions a small model writes around the message: "(She sighs.) ...", "*sighs*"
+    text = _STAGE_DIRECTION.sub(" ", text)
     text = " ".join(text.split()).strip().strip("\"'“”").strip()
     if not text:
         raise OutputError("empty", "the message was empty")
@@ -408,6 +415,9 @@ class LLMActor(_LLMRole, Actor):
         for message in history:
             role = "assistant" if message.role == "user" else "user"
             messages.append({"role": role, "content": message.content})
+        hint = actor_reply_hint(view)
+        if hint and messages[-1]["role"] == "user":
+            messages[-1] = {"role": "user", "content": f"{messages[-1]['content']}\n\n{hint}"}
         if not history or history[-1].role == "user":
             messages.append(
                 {

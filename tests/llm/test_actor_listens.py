@@ -113,3 +113,18 @@ def test_the_prompt_reads_the_last_reply_for_the_actor(case):
     wrong = "cousin" if "cousin" not in person.about else "uncle"
     assert person.answer in note(f"So {person.about[0].capitalize()} is your {wrong}?")
     assert "patience" in note("You're pathetic.", patience=0.6)
+
+
+def test_stage_directions_are_cut_and_the_answer_follows_the_question(case):
+    """A small model writes "(She sighs.)" around its line; the note saying what to answer
+    follows the assistant's message itself, where a small model reads it last."""
+    from empa_env.llm.roles import clean_actor_text
+    from empa_env.roles.views import Message
+
+    assert clean_actor_text("(She sighs, looking away.) Fine. *shrugs*", "Ana") == "Fine."
+    person = next(f for f in case.facts if f.kind == "person" and f.stage is None)
+    history = (Message("user", "It's hard."), Message("assistant", f"Who is {person.about[0]}?"))
+    view = ActorView(ActorPersona.from_case(case), history, ActorGuidance(), 1, 7)
+    last = LLMActor(MODEL).messages(view)[-1]
+    assert last["role"] == "user" and last["content"].startswith("Who is")
+    assert person.answer in last["content"]
