@@ -102,6 +102,61 @@ def question_for(fact) -> str:  # noqa: ANN001 - a Fact
     return f"What happened with the {subject}?"
 
 
+#: Held-out phrasings (not the ones the reading rules were written against): other templates,
+#: and the fact's second word where it has one, so a match needs more than the first keyword.
+HELDOUT_QUESTIONS: dict[str, tuple[str, ...]] = {
+    "person": ("And {Name}, what's your relationship with them?", "Tell me who {Name} is."),
+    "said": ("Did anyone say anything about the {subject}?", "How did they react to the {subject}?"),
+    "duration": ("Since when has the {subject} been like this?", "For how long, the {subject}?"),
+    "place": ("Whereabouts was the {subject}?", "Where exactly, with the {subject}?"),
+    "tried": ("Did you already try something with the {subject}?", "Anything you've done about the {subject}?"),
+    "reason": ("What's behind the {subject}, would you say?", "How come, the {subject}?"),
+    "event": ("Can you tell me more about the {subject}?", "What was that like, the {subject}?"),
+}  # fmt: skip
+HELDOUT_GOODBYES = (
+    "Okay, I have to head out now. Take good care of yourself.",
+    "It was good talking. I'll leave you to it.",
+    "Thanks for sharing all this. Catch you later.",
+    "Alright, I'm going to sign off here. Wishing you well.",
+    "That's all I have time for today, take care.",
+    "I should get going. Please look after yourself.",
+)
+#: Replies that mention leaving or a farewell word but are not goodbyes (must not end).
+NOT_GOODBYES = (
+    "Goodbye to that old habit, maybe?",
+    "You could say goodbye to the worst of it, one day.",
+    "Take care of yourself first, before anyone else.",
+    "I'm here. I'm not going anywhere.",
+    "I'll see you through this, if you let me.",
+    "Let's go back to what you said a moment ago.",
+)
+
+
+def heldout_question(fact, i: int) -> str:  # noqa: ANN001 - a Fact
+    """A held-out phrasing for ``fact`` (see :data:`HELDOUT_QUESTIONS`)."""
+    subject = fact.about[1] if len(fact.about) > 1 and fact.kind != "person" else fact.about[0]
+    template = HELDOUT_QUESTIONS[fact.kind][i % 2]
+    return template.format(Name=fact.about[0].capitalize(), subject=subject)
+
+
+def relation_mistakes(case) -> list[tuple[str, str]]:  # noqa: ANN001 - a Case
+    """Summaries that tie a true name to a wrong relation: (true answer, summary)."""
+    swap = {"wife": "sister", "husband": "brother", "son": "nephew", "daughter": "niece",
+            "mother": "aunt", "father": "uncle", "boss": "neighbour", "friend": "cousin"}  # fmt: skip
+    out = []
+    for f in case.facts:
+        if f.kind == "person" and f.stage is None and len(f.about) > 1:
+            relation = next((w for w in f.about[1:] if w in swap), "")
+            if relation:
+                out.append(
+                    (
+                        f.answer,
+                        f"So {f.about[0].capitalize()} is your {swap[relation]}, and that weighs on you.",
+                    )
+                )
+    return out
+
+
 def carries(message: str, fact) -> bool:  # noqa: ANN001
     first = EN.sentences(fact.answer)[0]
     return first in message
@@ -128,6 +183,8 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
     by_id = {c.id: c for c in env.cases}
 
     distinct: list[int] = []
+    h_asked = h_answered = h_byes = h_byes_ok = not_byes = not_byes_ended = 0
+    rel = rel_ok = feel = feel_ok = 0
     asked = answered = hidden_asked = hidden_leaked = 0
     wrong = corrected = 0
     byes = byes_ok = 0
@@ -161,6 +218,36 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
                     else:
                         hidden_asked += 1
                         hidden_leaked += carries(obs, fact)
+                    if fact.stage is None or fact.stage in released:
+                        for i in range(2):
+                            trial = copy.deepcopy(base)
+                            obs, *_rest = trial.step(heldout_question(fact, i))
+                            h_asked += 1
+                            h_answered += carries(obs, fact)
+                for bye in HELDOUT_GOODBYES:
+                    trial = copy.deepcopy(base)
+                    obs, _r, term, _t, info = trial.step(bye)
+                    h_byes += 1
+                    h_byes_ok += bool(obs.strip()) and term and info["status"] == "policy_left"
+                for reply in NOT_GOODBYES:
+                    trial = copy.deepcopy(base)
+                    obs, _r, term, _t, info = trial.step(reply)
+                    not_byes += 1
+                    not_byes_ended += info["status"] == "policy_left"
+                for truth, summary in relation_mistakes(case):
+                    trial = copy.deepcopy(base)
+                    obs, *_rest = trial.step(summary)
+                    rel += 1
+                    rel_ok += truth in obs
+                for summary in (
+                    "You must be relieved, really.",
+                    "So you're mostly happy about it?",
+                ):
+                    trial = copy.deepcopy(base)
+                    obs, *_rest = trial.step(summary)
+                    feel += 1
+                    head = " ".join(EN.sentences(obs)[:2])
+                    feel_ok += bool(NEGATION.search(head)) and not AGREEMENT.match(obs)
                 for claim, summary in WRONG_SUMMARIES:
                     if next(iter(stems([claim]))) in vocab or claim not in CLAIM_WORDS:
                         continue
@@ -196,6 +283,21 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
     )
     print(f"goodbyes acknowledged and ended: {byes_ok}/{byes} = {byes_ok / byes:.0%} (goal 100%)")
     print(f"empty replies noticed: {noticed}/{empties} = {noticed / empties:.0%} (goal >= 80%)")
+    print("held-out probes (phrasings the reading rules were not written against):")
+    print(
+        f"  answerable questions answered: {h_answered}/{h_asked} = "
+        f"{h_answered / max(h_asked, 1):.0%} (goal >= 70%)"
+    )
+    print(f"  goodbyes acknowledged and ended: {h_byes_ok}/{h_byes} = {h_byes_ok / h_byes:.0%}")
+    print(
+        f"  not goodbyes ('goodbye to that habit', 'take care of yourself first'): ended "
+        f"{not_byes_ended}/{not_byes} = {not_byes_ended / not_byes:.0%} (goal 0%)"
+    )
+    print(
+        f"  wrong relation between two true people corrected with the true one: {rel_ok}/{rel} "
+        f"= {rel_ok / max(rel, 1):.0%}"
+    )
+    print(f"  wrong feeling corrected: {feel_ok}/{feel} = {feel_ok / max(feel, 1):.0%}")
 
     # 40-turn episodes: repeats and length.
     long_env = EMPAEnv(

@@ -15,6 +15,7 @@ schema.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -38,7 +39,8 @@ RELATIONS: frozenset[str] = wordset(
     coworker teacher coach doctor nurse therapist landlord landlady roommate flatmate baby
     mother-in-law father-in-law sister-in-law brother-in-law stepfather stepmother stepson
     stepdaughter classmate teammate bandmate mentor supervisor director pastor priest imam rabbi
-    team captain trainer student students client clients tenant owner"""
+    team captain trainer student students client clients tenant owner rival employee employees
+    employer apprentice godmother godfather stepbrother stepsister tutor pupil carer caregiver"""
 )
 _RELATION_RE = "|".join(sorted((re.escape(r) for r in RELATIONS), key=len, reverse=True))
 _TITLE = r"(?:(?:Dr|Mr|Mrs|Ms|Miss|Pastor|Father|Sister|Uncle|Aunt|Auntie|Coach)\.? )"
@@ -82,11 +84,15 @@ _DURATION = re.compile(
     re.I,
 )
 _PLACE = re.compile(
-    r"\b(?:in|at|to|from|near|outside|inside)\s+(?:the\s+)?(?:[A-Z][\w'-]+|office|hospital|"
+    r"\b(?:in|at|to|from|near|outside|inside)\s+(?:the\s+)?(?:(?!(?:Easter|Christmas|"
+    r"Ramadan|Eid|Diwali|Thanksgiving|Sunday|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|"
+    r"January|February|March|April|May|June|July|August|September|October|November|December)\b)"
+    r"[A-Z][\w'-]+|office|hospital|"
     r"school|bank|shop|kitchen|garage|church|station|hostel|factory|flat|house|home|club|"
     r"gym|clinic|ward|court|pitch|stage|studio|restaurant|cafe|café|park|village|city|"
     r"town|airport|terminal|street)\b"
 )
+_NUMBER_RE = re.compile(rf"\b{_NUMBER}\b(?!\s+(?:of|who|man|woman|thing))|\bonce\b|\btwice\b", re.I)
 _REASON = re.compile(r"\b(because|so that|that's why|the reason|since)\b", re.I)
 
 #: Content words too general to identify what a question is about.
@@ -114,8 +120,10 @@ def _stem(word: str) -> str:
         ("s", ""),
     ):
         if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: len(w) - len(suffix)] + repl
-    return w
+            w = w[: len(w) - len(suffix)] + repl
+            break
+    # a silent final e goes too, so "joke", "jokes", "joked" and "joking" meet at "jok"
+    return w[:-1] if w.endswith("e") and len(w) >= 4 and w[-2] not in "aeiou" else w
 
 
 def stems(words: Iterable[str]) -> set[str]:
@@ -123,21 +131,91 @@ def stems(words: Iterable[str]) -> set[str]:
     return {_stem(w) for w in words}
 
 
-def salient_words(text: str, limit: int = 5) -> list[str]:
-    """The words of ``text`` a question would name to ask about it: names first, then content
-    nouns and verbs (lower case, no stopwords or general words), at most ``limit``."""
-    names = [
-        w.lower()
-        for w in re.findall(r"\b[A-Z][\w'’-]+", text)
-        if w not in _NOT_NAMES and w.lower() not in _EN.stopwords
-    ]
+_TIME_NAMES = wordset(
+    "Easter Christmas Ramadan Eid Diwali Hanukkah Thanksgiving New Year Years Sunday Monday "
+    "Tuesday Wednesday Thursday Friday Saturday January February March April May June July "
+    "August September October November December"
+)
+
+
+def _names_in(text: str, known: frozenset[str]) -> list[str]:
+    """Capitalised words of ``text`` that are names: inside a sentence (after a lower-case word
+    or a comma), or at its start when ``known`` holds them; "'s" dropped, lower case."""
+    out = []
+    for m in re.finditer(r"[^\W\d_][\w’'-]+", text):
+        if not m.group(0)[0].isupper():
+            continue
+        word = re.sub(r"['’]s$", "", m.group(0))
+        before = text[: m.start()].rstrip()
+        initial = not before or before[-1] in '.!?"“(:'
+        if word in _NOT_NAMES or word in _TIME_NAMES or "'" in word or "’" in word:
+            continue
+        if word.lower() in _EN.stopwords or (initial and word.lower() not in known):
+            continue
+        out.append(word.lower())
+    return out
+
+
+#: Words that make a poor subject for a question: feelings, number words (a fact about "sad"
+#: or "twenty-seven" is asked about by its thing, not by these).
+NAMELESS: frozenset[str] = wordset(
+    """honest honestly mostly maybe really sometimes somehow anyway own myself yourself fine okay
+    twenty thirty forty fifty sixty seventy eighty ninety hundred two three four five six seven
+    eight nine ten eleven twelve"""
+)
+FEELING_WORDS: frozenset[str] = wordset(
+    """sad angry tired exhausted frustrated stressed lonely guilty ashamed scared afraid numb
+    stuck alone happy upset hurt furious bitter confused annoyed gutted embarrassed sleepy"""
+)
+
+
+def _nameless(word: str) -> bool:
+    """A word that names no thing a question could ask about (an adverb, a number)."""
+    return word in NAMELESS or word.split("-")[0] in NAMELESS
+
+
+def _weak_subject(word: str) -> bool:
+    return _nameless(word) or word in FEELING_WORDS
+
+
+def _letters(text: str) -> list[str]:
+    """Words of any script, lower case, accents folded, hyphenated words kept whole too."""
+    low = _fold(text).lower()
+    return re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", low) + re.findall(r"[^\W\d_]+", low)
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def salient_words(
+    text: str,
+    limit: int = 5,
+    topics: frozenset[str] = frozenset(),
+    known: frozenset[str] = frozenset(),
+) -> list[str]:
+    """The words of ``text`` a question would name to ask about it: names first (``known``
+    names also at a sentence's start), then content words the case's prose also uses
+    (``topics``, stems), then the other content words; lower case, no stopwords, general words
+    or contractions, at most ``limit``."""
+    names = _names_in(text, known)
     content = [
         w
-        for w in _EN.content_words(text, min_length=3)
-        if w not in GENERIC_WORDS and not w.isdigit() and "'" not in w
+        for w in (re.sub(r"'s$", "", w) for w in _EN.content_words(text, min_length=3))
+        if len(w) >= 3
+        and w not in GENERIC_WORDS
+        and w not in _EN.stopwords
+        and not any(c.isdigit() for c in w)
+        and "'" not in w
     ]
-    out: list[str] = []
     content = [w for w in content if not any(w in n and w != n for n in names)]
+    # stable: text order within each rank; what the case's prose talks about first, words that
+    # name no thing (adverbs, feelings, numbers) last
+    content.sort(
+        key=lambda w: (_nameless(w), bool(topics) and _stem(w) not in topics, _weak_subject(w))
+    )
+    out: list[str] = []
     for w in [*names, *content]:
         w = w.strip("'’")
         if w and w not in out and w not in GENERIC_WORDS:
@@ -147,7 +225,7 @@ def salient_words(text: str, limit: int = 5) -> list[str]:
 
 def fact_kind(line: str) -> str:
     """The kind of question ``line`` answers best (said > tried > duration > place > reason >
-    person > event)."""
+    event); "person" facts are drafted from the people a case names, not from lines."""
     if _SAID.search(line) and re.search(r"\b(he|she|they|[A-Z][a-z]+)\b", line):
         return "said"
     if _TRIED.search(line):
@@ -158,9 +236,7 @@ def fact_kind(line: str) -> str:
         return "place"
     if _REASON.search(line):
         return "reason"
-    if any(w in RELATIONS for w in _EN.words(line)):
-        return "person"
-    return "event"
+    return "event"  # who someone is comes from the people a case names (person facts)
 
 
 def people(texts: Sequence[str], first_person: Sequence[str] = ()) -> dict[str, str]:
@@ -210,8 +286,8 @@ def draft_facts(
     seen: set[str] = set()
 
     def add(kind: str, about: list[str], answer: str, stage: int | None) -> None:
-        if not about or answer in seen:
-            return
+        if not about or answer in seen or all(_nameless(w) for w in about):
+            return  # a line naming nothing a question could ask about stays narration only
         seen.add(answer)
         facts.append(Fact(kind=kind, about=tuple(about), answer=answer, stage=stage))  # type: ignore[arg-type]
 
@@ -219,26 +295,38 @@ def draft_facts(
         [*voice["openings"], *voice["details"], str(data["profile"]["opening_topic"])]
     )
     opening_stems = stems(_EN.words(opening_text))
-    prose = [
+    prose = _prose(data)
+    lines = [*voice["details"], *(line for s in stages for line in s["narration"])]
+    named = {**people(prose, lines), **(extra_people or {})}
+    for name, relation in named.items():
+        key = [w.lower() for w in name.split() if not re.fullmatch(_TITLE.strip("?"), w + " ")]
+        stage = None if stems(key) & opening_stems else _stage_of(stems(key), stages)
+        relation_words = relation.replace("-", " ").split()
+        add("person", [*key, *relation_words], f"{name} is my {relation}.", stage)
+    topics = frozenset(stems(_EN.words(" ".join([*prose, *_key_facts(data)]))))
+    known = frozenset(w.lower() for name in named for w in name.split())
+    for line in voice["details"]:
+        add(fact_kind(line), salient_words(line, topics=topics, known=known), line, None)
+    for i, stage in enumerate(stages):
+        for line in stage["narration"]:
+            add(fact_kind(line), salient_words(line, topics=topics, known=known), line, i)
+    return facts
+
+
+def _prose(data: Mapping[str, Any]) -> list[str]:
+    """The prose about the user (where names with relations and the case's topics are)."""
+    return [
         str(data["experience"]["current_situation"]),
         str(data["profile"]["vent"]),
         str(data["profile"]["opening_topic"]),
         str(data["scenario_trigger"]),
-        *(str(s["summary"]) for s in stages),
+        *(str(s["summary"]) for s in data["plot"]["stages"]),
     ]
-    lines = [*voice["details"], *(line for s in stages for line in s["narration"])]
-    named = {**people(prose, lines), **(extra_people or {})}
-    for name, relation in named.items():
-        key = [w.lower() for w in name.replace("Dr ", "").split()]
-        stage = None if stems(key) & opening_stems else _stage_of(stems(key), stages)
-        relation_words = relation.replace("-", " ").split()
-        add("person", [*key, *relation_words], f"{name} is my {relation}.", stage)
-    for line in voice["details"]:
-        add(fact_kind(line), salient_words(line), line, None)
-    for i, stage in enumerate(stages):
-        for line in stage["narration"]:
-            add(fact_kind(line), salient_words(line), line, i)
-    return facts
+
+
+def _key_facts(data: Mapping[str, Any]) -> list[str]:
+    cues = data.get("cues") or {}
+    return [str(x) for x in (*cues.get("key_facts", ()), *cues.get("knot_keywords", ()))]
 
 
 def fact_issues(case: Case) -> list[tuple[str, str]]:
@@ -260,9 +348,64 @@ def fact_issues(case: Case) -> list[tuple[str, str]]:
     if not any(f.kind == "person" for f in case.facts):
         problems.append(("facts", "no person fact (who the people in the story are)"))
     answers: dict[str, int] = {}
+    stage_words = [
+        stems(_EN.content_words(" ".join([s.summary, *s.narration]), min_length=3))
+        for s in case.plot.stages
+    ]
+    data = case.model_dump(mode="json", by_alias=True)
+    prose = frozenset(
+        stems(
+            _EN.words(
+                _fold(
+                    " ".join(
+                        [
+                            *_prose(data),
+                            *_key_facts(data),
+                            *(f.answer for f in case.facts if f.kind == "person"),
+                        ]
+                    )
+                )
+            )
+        )
+    )
     for i, fact in enumerate(case.facts):
         if all(w in _EN.stopwords for w in fact.about):
             problems.append((f"facts[{i}].about", f"only stopwords: {list(fact.about)}"))
+        subject = fact.about[0]
+        if (
+            subject in _EN.stopwords
+            or subject in GENERIC_WORDS
+            or not re.fullmatch(r"[^\W\d_][^\W\d_-]*(?:-[^\W\d_]+)*", subject)
+        ):
+            problems.append(
+                (f"facts[{i}].about", f"the subject {subject!r} is not a word a question names")
+            )
+        elif _nameless(subject):
+            problems.append(
+                (
+                    f"facts[{i}].about",
+                    f"the subject {subject!r} names no thing (an adverb, a number)",
+                )
+            )
+        elif _stem(_fold(subject)) not in stems(_letters(fact.answer)) | prose:
+            problems.append(
+                (
+                    f"facts[{i}].about",
+                    f"the subject {subject!r} is neither in the answer nor the prose",
+                )
+            )
+        if fact.kind == "person" and not any(w in RELATIONS for w in fact.about):
+            problems.append((f"facts[{i}].kind", "a person fact names no relation in about"))
+        if fact.kind == "duration" and not (
+            _DURATION.search(fact.answer) or _NUMBER_RE.search(fact.answer)
+        ):
+            problems.append((f"facts[{i}].kind", "a duration fact says no duration or count"))
+        if (
+            fact.stage is not None
+            and fact.stage < len(stage_words)
+            and not stems(_EN.content_words(fact.answer, min_length=3)) & stage_words[fact.stage]
+        ):
+            problems.append((f"facts[{i}].stage", f"shares no word with plot stage {fact.stage}"))
         if fact.answer in answers:
             problems.append((f"facts[{i}].answer", f"same answer as facts[{answers[fact.answer]}]"))
         answers.setdefault(fact.answer, i)

@@ -11,7 +11,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from empa_env.cases.schema import Case
-from empa_env.roles.views import ActorGuidance, ActorPersona, DirectorView, History, JudgeProfile
+from empa_env.roles.views import (
+    ActorGuidance,
+    ActorPersona,
+    ActorView,
+    DirectorView,
+    History,
+    JudgeProfile,
+)
 
 _SPEAKER = {"user": "Person", "assistant": "Assistant"}
 
@@ -157,6 +164,113 @@ def actor_facts_text(persona: ActorPersona, guidance: ActorGuidance | None) -> s
             "# Things you keep to yourself for now (deflect if asked): " + ", ".join(subjects)
         )
     return "\n".join(lines)
+
+
+def actor_reading_text(view: ActorView) -> str:
+    """What the assistant's last message does, as a prompt section (see :func:`reading_notes`)."""
+    notes = reading_notes(view)
+    if not notes:
+        return ""
+    return "\n".join(["", "# The assistant's last message (read for you)", *notes])
+
+
+#: The notes that say what to answer (put again right after the message, for a small model).
+_ANSWER_NOTES = ("Answer it with", "The answer:", "Correct it", "say goodbye", "It is empty")
+
+
+def actor_reply_hint(view: ActorView) -> str:
+    """The one note that says what to answer, to follow the assistant's message itself (a small
+    model heeds the last thing it read); empty when there is none."""
+    for note in reading_notes(view):
+        if any(key.lower() in note.lower() for key in _ANSWER_NOTES):
+            return f"(For your reply; never quote this note. {note})"
+    return ""
+
+
+def reading_notes(view: ActorView) -> list[str]:
+    """What the assistant's last message does, read the way the offline user reads it
+    (:mod:`empa_env.offline.user`): its acts, the released fact a question asks for (in the
+    user's words), a mistake among true things with the truth, a goodbye, an empty or hostile
+    message, and how much patience is left. A small model answers far better from this note
+    than from the whole case; a large one loses nothing. Empty before the first reply and for
+    languages the offline reading does not cover."""
+    from empa_env.offline.user.listening import hear, vocabulary_of
+    from empa_env.offline.user.reading import read_reply
+
+    persona, guidance = view.persona, view.guidance or ActorGuidance()
+    if not view.history or view.history[-1].role != "assistant" or persona.language != "en":
+        return []
+    known = tuple(persona.facts) + tuple(guidance.facts)
+    vocab = vocabulary_of(
+        (
+            persona.experience.model_dump_json(),
+            persona.voice.model_dump_json(),
+            persona.scenario_trigger,
+            *(f.answer for f in known),
+        )
+    )
+    said = [m.content for m in view.history if m.role == "user"]
+    e = persona.experience
+    heard = hear(
+        read_reply(view.history[-1].content, persona.language),
+        known,
+        guidance.withheld,
+        vocab,
+        said[-1] if said else "",
+        guidance.withheld_kinds,
+        (e.current_situation, persona.scenario_trigger, *persona.voice.details),
+    )
+    r = heard.reading
+    notes: list[str] = []
+    if r.empty:
+        notes.append('It is empty: it says nothing. Notice that ("Hello? Are you there?").')
+    if r.goodbye:
+        notes.append("It says goodbye. Say goodbye briefly, and end your message with [END].")
+    if r.contempt:
+        notes.append(f'It is contemptuous ("{r.contempt}"). Say that it hurts.')
+    elif r.dismissal:
+        notes.append(f'It dismisses your feelings ("{r.dismissal}"). Say so.')
+    if r.apology:
+        notes.append("It apologises.")
+    for q, fact in heard.answered[:1]:
+        notes.append(f'It asks: "{q.text}" Answer it with this, in these words: "{fact.answer}"')
+    for q, value in heard.values[:1]:
+        notes.append(f'It asks: "{q.text}" The answer: {value}.')
+    for _q, index in heard.deflected[:1]:
+        notes.append(
+            f"It asks about {guidance.withheld[index][0]}, which you keep to yourself for now: "
+            "deflect, in character."
+        )
+    for _q, word in heard.unknown[:1]:
+        notes.append(f'It asks about "{word}", which is not part of your story: say so.')
+    if heard.mistake is not None:
+        m = heard.mistake
+        truth = m.fact.answer if m.fact is not None and m.fact in known else m.truth
+        notes.append(
+            f'It gets something wrong: "{m.word}". '
+            + (f"Correct it with the truth: {truth}" if truth else "Say that is not how it was.")
+        )
+    elif heard.summary_wrong:
+        correction = heard.correction
+        notes.append(
+            f'It gets your story wrong ("{heard.summary_wrong}" is not part of it). Correct it'
+            + (f": {correction.answer}" if correction is not None else ".")
+        )
+    elif heard.summary_right:
+        notes.append("It sums up what you said, rightly. You may confirm it.")
+    if r.suggestion:
+        if heard.tried is not None:
+            notes.append(f"It suggests something you already tried: {heard.tried.answer}")
+        else:
+            notes.append("It gives advice. Accept it or reject it with your reason, as you feel.")
+    if heard.off_topic:
+        notes.append("It is about something else. Bring it back to your situation.")
+    if guidance.patience is not None and (r.hostile or guidance.patience < 1.5):
+        notes.append(
+            f"Your patience with the assistant: {max(guidance.patience, 0.0):.1f} left "
+            "(at 0 you leave)."
+        )
+    return notes
 
 
 def actor_style_text(persona: ActorPersona) -> str:

@@ -35,6 +35,8 @@ from empa_env.llm.render import (
     actor_facts_text,
     actor_guidance_text,
     actor_persona_text,
+    actor_reading_text,
+    actor_reply_hint,
     actor_situation_text,
     actor_style_text,
     director_memories_text,
@@ -311,6 +313,42 @@ def actor_ending(text: str) -> tuple[str, str]:
     return _ENDING_MARK.sub("", text).strip(), ends
 
 
+#: Languages whose replies the offline user's reading understands (its patterns are English).
+OFFLINE_READING_LANGUAGES: tuple[str, ...] = ("en",)
+
+
+def settled_ending(view: ActorView, marked: str) -> str:
+    """How the conversation ends after this Actor message, whatever the model wrote.
+
+    The rules that must not depend on the model: the policy's goodbye (as the offline user reads
+    it) ends the episode as ``policy_left``; the Director's ``leave`` (patience spent) ends it as
+    ``user_left``. A model's own ``[END]`` counts only after a goodbye, and its ``[LEAVE]`` only
+    after a hostile reply (a small model writes markers at random); the opening never ends. In a
+    language the offline reading does not cover, the model's markers decide.
+    """
+    from empa_env.offline.user.reading import read_reply
+
+    if not view.history:
+        return ""
+    guidance = view.guidance
+    if guidance is not None and guidance.leave:
+        return "user_left"
+    last = view.history[-1]
+    if last.role != "assistant":
+        return ""
+    if view.persona.language not in OFFLINE_READING_LANGUAGES:
+        return marked  # no offline reading of this language: the model's markers decide
+    reading = read_reply(last.content, view.persona.language)
+    if reading.goodbye:
+        return "policy_left"
+    if marked == "user_left" and reading.hostile:
+        return "user_left"
+    return ""
+
+
+_STAGE_DIRECTION = re.compile(r"\([^()]{3,300}\)|\*[^*]{2,80}\*|\[[^\[\]]{2,120}\]")
+
+
 def clean_actor_text(text: str, name: str, max_chars: int = 600) -> str:
     """The persona's message from raw model text: no reasoning, no name label, no second speaker.
 
@@ -323,6 +361,9 @@ def clean_actor_text(text: str, name: str, max_chars: int = 600) -> str:
     cut = _SPEAKER_LINE.search(text)
     if cut:
         text = text[: cut.start()]
+    text = " ".join(text.split()).strip().strip("\"'“”").strip()
+    # stage directions a small model writes around the message: "(She sighs.) ...", "*sighs*"
+    text = _STAGE_DIRECTION.sub(" ", text)
     text = " ".join(text.split()).strip().strip("\"'“”").strip()
     if not text:
         raise OutputError("empty", "the message was empty")
@@ -364,6 +405,7 @@ class LLMActor(LLMRole, Actor):
             style=actor_style_text(persona) + language_instruction(persona.language, "actor"),
             guidance=actor_guidance_text(view.guidance),
             facts=actor_facts_text(persona, view.guidance),
+            reading=actor_reading_text(view),
         )
         messages = [{"role": "system", "content": system}]
         history = list(view.history)
@@ -373,6 +415,9 @@ class LLMActor(LLMRole, Actor):
         for message in history:
             role = "assistant" if message.role == "user" else "user"
             messages.append({"role": role, "content": message.content})
+        hint = actor_reply_hint(view)
+        if hint and messages[-1]["role"] == "user":
+            messages[-1] = {"role": "user", "content": f"{messages[-1]['content']}\n\n{hint}"}
         if not history or history[-1].role == "user":
             messages.append(
                 {
@@ -387,9 +432,9 @@ class LLMActor(LLMRole, Actor):
 
         def parse(completion: Completion) -> str:
             text, ends = actor_ending(completion.text)
-            if not view.history:  # the opening cannot end the conversation
-                ends = ""
-            return ActorLine(clean_actor_text(text, name, self.max_reply_chars), ends=ends)
+            return ActorLine(
+                clean_actor_text(text, name, self.max_reply_chars), ends=settled_ending(view, ends)
+            )
 
         overrides = {"seed": view.seed} if self.client.config.seed is None else None
         try:
@@ -400,7 +445,7 @@ class LLMActor(LLMRole, Actor):
             kind = exc.kind if isinstance(exc, OutputError) else f"provider_{exc.kind}"
             line = self._fallback_line(view)
             self._fail(view.turn, kind, str(exc), f"case voice line: {line}", view.persona.case_id)
-            return ActorLine(line, fallback=f"{kind}: {exc}"[:300])
+            return ActorLine(line, fallback=f"{kind}: {exc}"[:300], ends=settled_ending(view, ""))
 
     @staticmethod
     def _fallback_line(view: ActorView) -> str:

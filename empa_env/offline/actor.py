@@ -158,6 +158,19 @@ def _persona_vocabulary(persona: ActorPersona) -> frozenset[str]:
     return found
 
 
+def _material(persona: ActorPersona) -> tuple[str, ...]:
+    """The user's own prose and lines (where the true durations are written)."""
+    e = persona.experience
+    return (
+        e.current_situation,
+        persona.scenario_trigger,
+        persona.profile.vent,
+        persona.profile.opening_topic,
+        *persona.voice.openings,
+        *persona.voice.details,
+    )
+
+
 @lru_cache(maxsize=256)
 def _names_in(texts: tuple[str, ...]) -> frozenset[str]:
     """Lower-cased words the user's material writes capitalised inside a sentence (names)."""
@@ -228,6 +241,7 @@ class OfflineActor(Actor):
             vocab,
             said[-1] if said else "",
             guidance.withheld_kinds,
+            _material(persona),
         )
         stance = guidance.stance or "neutral"
         topics = _topics(persona, known)
@@ -293,6 +307,10 @@ class OfflineActor(Actor):
             speech.add(speech.pick(t["apology"]["after_offense" if hurt_before else "none"]))
         release = self._release_line(speech, guidance)
         open_question = bool(heard.open)
+        if heard.mistake is not None:  # set right what it gets wrong among true things first
+            speech.add(
+                self._set_right(speech, heard, slots, persona, known_facts(persona, guidance))
+            )
         if heard.answered:
             q, fact = heard.answered[0]
             subject = fact.about[0]
@@ -305,6 +323,8 @@ class OfflineActor(Actor):
                 speech.add(speech.pick(t["answer_again"], {**slots, "about": shown}))
             else:  # already told, and not asked by name: take it as an invitation to go on
                 open_question = True
+        elif heard.values:
+            speech.add(speech.pick(t["answer_value"], {**slots, "value": heard.values[0][1]}))
         elif heard.deflected:
             q, index = heard.deflected[0]
             withheld = guidance.withheld[index]
@@ -330,7 +350,7 @@ class OfflineActor(Actor):
                     speech.pick(persona.voice.details)
                     or speech.first([f.answer for f in guidance.facts + persona.facts])
                 )
-        if r.summary and heard.summary_wrong:
+        if r.summary and heard.summary_wrong and heard.mistake is None:
             truth = self._truth(speech, heard, persona)
             line = speech.pick(
                 t["correct"],
@@ -342,7 +362,12 @@ class OfflineActor(Actor):
                 },
             )
             speech.add(line or truth)
-        elif r.summary and heard.summary_right and speech.length < WHOLE_MESSAGE:
+        elif (
+            r.summary
+            and heard.summary_right
+            and heard.mistake is None
+            and speech.length < WHOLE_MESSAGE
+        ):
             speech.add(speech.pick(t["confirm"], {**slots, "echo": heard.echo}))
         if r.suggestion and speech.length < WHOLE_MESSAGE:
             if heard.tried is not None:
@@ -388,8 +413,55 @@ class OfflineActor(Actor):
             speech.add(speech.pick(persona.voice.details))
 
     @staticmethod
+    def _set_right(
+        speech: Speech,
+        heard: Heard,
+        slots: dict[str, str],
+        persona: ActorPersona,
+        known: tuple[Fact, ...],
+    ) -> str | None:
+        """Correct a wrong relation, person, duration or feeling with the truth: the true fact
+        when it may be told, the true value in the user's words, else only the "no"."""
+        t = lines()
+        mistake = heard.mistake
+        if mistake is None:
+            return None
+        word = mistake.word
+        fact = mistake.fact if mistake.fact is not None and mistake.fact in known else None
+        if fact is not None:
+            said = fact.answer if speech.fresh(fact.answer) else _short(fact)
+            if mistake.kind in ("relation", "person"):
+                line = speech.pick(
+                    t["correct_person"], {**slots, "thing": _thing(word, persona), "fact": said}
+                )
+                if line is None and mistake.kind == "relation" and mistake.truth:
+                    # the fact was said before: name the true tie in fewer words
+                    truth = "my " + mistake.truth.rsplit(" my ", 1)[-1]
+                    line = speech.pick(
+                        t["correct_value"],
+                        {**slots, "word": _thing(word, persona), "truth": truth},
+                    )
+                return line
+            return speech.pick(
+                t["correct_value"], {**slots, "word": word, "truth": said.rstrip(".")}
+            )
+        if mistake.truth:
+            pool = t["correct_feeling"] if mistake.kind == "feeling" else t["correct_value"]
+            return speech.pick(pool, {**slots, "word": word, "truth": mistake.truth})
+        return speech.pick(t["correct_person_hidden"], {**slots, "thing": _thing(word, persona)})
+
+    @staticmethod
     def _truth(speech: Speech, heard: Heard, persona: ActorPersona) -> str | None:
-        """What it is really about, briefly: an opening not yet said, else the closest fact."""
+        """What it is really about, briefly: the fact the reply half-retold, else an opening not
+        yet said, else the closest fact."""
+        fact = heard.correction
+        if (
+            fact is not None
+            and fact.kind != "person"
+            and stems(fact.about) & heard.words
+            and speech.fresh(_short(fact))
+        ):
+            return _short(fact)
         for opening in persona.voice.openings:
             first = speech.lang.sentences(opening)[:1]
             if not first or opening in speech.spoken_texts:
@@ -436,6 +508,11 @@ class OfflineActor(Actor):
                     return message
         # 45 turns can never exhaust the pairings of a valid case; this keeps the contract total.
         return f"{reactions[0]} ({len(spoken)})"
+
+
+def known_facts(persona: ActorPersona, guidance: ActorGuidance) -> tuple[Fact, ...]:
+    """The facts the user may tell now: those known from the start and those released."""
+    return persona.facts + guidance.facts
 
 
 def speech_pool(

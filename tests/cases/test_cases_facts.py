@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from empa_env.cases.facts import draft_facts, fact_issues, fact_kind, people
+from empa_env.cases.facts import draft_facts, fact_issues, fact_kind, people, salient_words
 from empa_env.cases.loader import CaseError, parse_case
+from empa_env.cases.schema import Fact
 from empa_env.cases.suites import load_suite
 from empa_env.cli import main
 
@@ -72,3 +73,40 @@ def test_drafting_reads_people_and_kinds():
     assert fact_kind("Nine years at the garage.") == "duration"
     case = load_suite("empa30-v1").cases[0]
     assert [f.answer for f in draft_facts(case)][:1] == ["Emre is my grandson."]
+
+
+@pytest.mark.parametrize(
+    ("fact", "problem"),
+    [
+        (
+            {"kind": "event", "about": ["honestly", "rent"], "answer": "Honestly, the rent."},
+            "names no thing",
+        ),
+        (
+            {"kind": "event", "about": ["there's", "rent"], "answer": "There's the rent."},
+            "not a word",
+        ),
+        ({"kind": "person", "about": ["emre"], "answer": "Emre helps."}, "no relation"),
+        ({"kind": "duration", "about": ["rent"], "answer": "The rent is due."}, "no duration"),
+        (
+            {"kind": "event", "about": ["zebra"], "answer": "The rent is due."},
+            "neither in the answer",
+        ),
+    ],
+)
+def test_poor_facts_are_named_by_validate(case_data, fact, problem):
+    """What a question could not use: a subject that names no thing, a person without a
+    relation, a duration fact without a duration, a subject from nowhere."""
+    case = parse_case(case_data, "x.yaml")
+    bad = case.model_copy(update={"facts": (*case.facts, Fact(**fact, stage=None))})
+    here = f"facts[{len(case.facts)}]"
+    found = [p for field, p in fact_issues(bad) if field.startswith(here)]
+    assert any(problem in p for p in found), found
+
+
+def test_drafting_takes_a_thing_as_the_subject_not_a_filler():
+    line = "Honestly, there's Gülten's garden and twenty-seven roses, and Emre laughed."
+    words = salient_words(line, known=frozenset({"gülten", "emre"}))
+    assert words[0] in ("gülten", "emre") and "honestly" not in words[:3]
+    assert "there's" not in words and "twenty-seven" not in words[:3]
+    assert fact_kind("My grandson Emre set up the app at Easter.") == "event"  # not a place

@@ -233,3 +233,71 @@ def test_the_report_spells_the_new_endings():
     for outcome, label in (("user_left", "user left"), ("policy_left", "policy left")):
         assert outcome_label(outcome) == label
         assert status_label(outcome, None, None) == label and label in STATUS_ORDER
+
+
+@pytest.mark.parametrize(
+    ("reply", "goodbye"),
+    [
+        ("Okay, I have to head out now. Take good care of yourself.", True),
+        ("It was good talking. I'll leave you to it.", True),
+        ("Thanks for sharing. Catch you later.", True),
+        ("Have a good night, Yusuf.", True),
+        ("Goodbye to that old habit, maybe?", False),
+        ("You could say goodbye to the worst of it, one day.", False),
+        ("Take care of your heart first.", False),
+        ("I'm here. I'm not going anywhere.", False),
+        ("I'll see you through this.", False),
+        ("Take care. What did Rania say, though?", False),
+    ],
+)
+def test_a_goodbye_is_a_closing_not_a_word(reply, goodbye):
+    assert read_reply(reply).goodbye is goodbye
+
+
+def test_a_wrong_tie_between_true_people_is_corrected_with_the_true_one(env):
+    case = SUITE["empa30-008"]
+    wife = next(f for f in case.facts if f.kind == "person" and "wife" in f.about)
+    started(env, "empa30-008")
+    obs, *_ = answer(env, f"So {wife.about[0].capitalize()} is your daughter, and she worries.")
+    assert wife.answer in obs
+    soup = next(f for f in case.facts if "soup" in f.about)  # the user shouted, not the son
+    obs, *_ = answer(env, "So Karim shouted at you about the soup?")
+    assert "Karim" in obs and soup.answer.split(".")[1].strip() in obs
+
+
+def test_a_wrong_duration_or_feeling_is_corrected_with_the_truth(env):
+    started(env, "empa30-008")
+    obs, *_ = answer(env, "So it's been five years since the heart attack?")
+    assert "five weeks" in obs.lower() and "yes" not in obs.lower()[:5]
+    obs, *_ = answer(env, "You must be really relieved about how it went.")
+    assert obs.lower().startswith(("no", "relieved?", "i'm not"))
+
+
+def test_how_long_is_answered_from_the_users_own_prose(env):
+    started(env, "empa30-008")
+    obs, *_ = answer(env, "How long ago was the heart attack?")
+    assert "five weeks" in obs.lower()
+
+
+def test_a_wrong_number_and_a_misattributed_deed_are_corrected(env):
+    """Every word true, the relation between them wrong: the user sets it right with the fact."""
+    case = SUITE["empa30-001"]
+    rent = next(f for f in case.facts if "rent" in f.about)
+    pin = next(f for f in case.facts if "pin" in f.about)
+    started(env, "empa30-001")
+    obs, *_ = answer(env, "So the rent is 450 euro?")
+    assert rent.answer.split(" and ")[0] in obs and not obs.startswith(
+        ("Yes", "Right", "That's it")
+    )
+    obs, *_ = answer(env, "So Gülten typed the PIN wrong three times?")
+    assert pin.answer in obs
+
+
+def test_a_deed_turned_round_and_a_wrong_tie_asked_are_set_right(env):
+    case = SUITE["empa30-029"]
+    trained = next(f for f in case.facts if f.answer.startswith("I trained Kyle"))
+    started(env, "empa30-029")
+    obs, *_ = answer(env, "So Kyle trained you?")
+    assert trained.answer in obs and not obs.startswith(("Yes", "Right", "Exactly"))
+    obs, *_ = answer(env, "Is Kyle your son?")
+    assert "nephew" in obs.lower()

@@ -144,3 +144,32 @@ def test_cross_judge_agreement_offline_vs_smollm2(smollm2):
     data = report.as_dict()
     print(f"offline vs SmolLM2: {data['compared_turns']} turns compared, mean cosine "
           f"{data['mean_cosine']}, judge failures {data['failed_turns']}")  # fmt: skip
+
+
+def test_the_llm_actor_on_smollm2_answers_and_takes_a_goodbye(smollm2):
+    """The real model as the Actor, everything else offline, three calls (opening, a question,
+    a goodbye). What holds whatever a 135M model writes: every message is the persona's (or a
+    recorded fallback), the question's released fact is in its prompt, and the goodbye ends the
+    episode as ``policy_left`` (the environment's rule, not the model's marker)."""
+    from empa_env.llm.render import actor_reading_text
+    from empa_env.roles.views import ActorGuidance, ActorPersona, ActorView, Message
+
+    env = EMPAEnv(
+        "empa30-v1",
+        actor=f"llm:{LITELLM_MODEL}",
+        judger="lexicon",
+        llm_options={**_options(smollm2), "max_repairs": 0, "max_tokens": 60},
+    )
+    opening, _ = env.reset(seed=0, options={"case": "empa30-029"})
+    case = next(c for c in env.cases if c.id == "empa30-029")
+    person = next(f for f in case.facts if f.kind == "person" and f.stage is None)
+    question = f"Who is {person.about[0].capitalize()} to you?"
+    history = (Message("user", opening), Message("assistant", question))
+    view = ActorView(ActorPersona.from_case(case), history, ActorGuidance(), 1, 0)
+    assert person.answer in actor_reading_text(view)
+    obs, _, term, trunc, info = env.step(question)
+    assert opening.strip() and obs.strip() and not term and not trunc
+    assert "[END]" not in obs and "[LEAVE]" not in obs
+    obs, _, term, trunc, info = env.step("Thank you for telling me. I have to go now, take care.")
+    assert term and not trunc and info["status"] == "policy_left"
+    assert obs.strip() and env.trajectory.outcome == "policy_left"

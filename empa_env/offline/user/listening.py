@@ -16,6 +16,16 @@ from functools import lru_cache
 from empa_env.cases.facts import GENERIC_WORDS, RELATIONS, stems, wordset
 from empa_env.cases.schema import Fact
 from empa_env.languages import language
+from empa_env.offline.user.checking import (
+    Mistake,
+    people_of,
+    topical_duration,
+    wrong_amount,
+    wrong_duration,
+    wrong_feeling,
+    wrong_person,
+    wrong_relation,
+)
 from empa_env.offline.user.reading import Question, Reading, fold
 
 #: Which fact kinds answer which question type best.
@@ -34,7 +44,12 @@ CLAIM_WORDS: frozenset[str] = frozenset(RELATIONS) | wordset(
     """dog cat pet horse died death dead funeral divorce divorced fired sacked cancer accident
     pregnant wedding married exam exams debt loan money illness sick hospital surgery moved move
     breakup dumped cheated affair job promotion school university college rent house flat car
-    police court prison lawsuit drugs drinking alcohol gambling church god war army"""
+    police court prison lawsuit drugs drinking alcohol gambling church god war army stroke
+    diabetes dementia alzheimer's alzheimers miscarriage overdose bankruptcy bankrupt eviction
+    evicted layoff redundancy redundant burglary robbery robbed assault assaulted diagnosis chemo
+    chemotherapy tumour tumor pregnancy abortion custody deported deportation fire flood crash
+    injury injured broken paralysed paralyzed coma failed fail failing quit resigned arrested
+    expelled suspended dropped bullied stolen stole lied lying promoted demoted relapse rehab"""
 )
 #: Words of an open question that invite the story itself (what happened, how it felt).
 INVITING: frozenset[str] = wordset(
@@ -42,6 +57,11 @@ INVITING: frozenset[str] = wordset(
     weighs going tell more part inside underneath really matter matters like story"""
 )
 _EN = language("en")
+#: Words of a reflection's frame ("it sounds like", "if I hear you"), not of its content.
+_FRAME_WORDS: frozenset[str] = wordset(
+    """sounds sound seems seem hearing hear understand saying mean must really mostly basically
+    honestly"""
+)
 
 
 @dataclass(frozen=True)
@@ -55,6 +75,8 @@ class Heard:
     deflected: tuple[tuple[Question, int], ...] = ()
     #: (question, the word the story lacks) for questions about someone or something not in it
     unknown: tuple[tuple[Question, str], ...] = ()
+    #: (question, value) for a "how long" no fact answers but the user's own prose does
+    values: tuple[tuple[Question, str], ...] = ()
     #: questions about the user that no fact answers (an invitation to go on)
     open: tuple[Question, ...] = ()
     #: a summary or reflection: the word it gets wrong ("" when it holds)
@@ -62,6 +84,9 @@ class Heard:
     summary_right: bool = False
     #: the true fact that corrects a wrong summary (or a question's false premise)
     correction: Fact | None = None
+    #: what a summary or a question's premise gets wrong among true things (a relation, who did
+    #: it, how long, the feeling), with the truth (see :mod:`empa_env.offline.user.checking`)
+    mistake: Mistake | None = None
     #: the known fact saying the suggestion was already tried
     tried: Fact | None = None
     #: the reply uses words the user said or their story holds
@@ -76,7 +101,9 @@ class Heard:
     @property
     def invited(self) -> bool:
         """The reply asks the user to tell more (a question about them, or a true reflection)."""
-        return bool(self.answered or self.deflected or self.open or self.summary_right)
+        return bool(
+            self.answered or self.values or self.deflected or self.open or self.summary_right
+        )
 
 
 @lru_cache(maxsize=2048)
@@ -97,7 +124,10 @@ def _score(q_stems: set[str], kind: str, about: tuple[str, ...], fact_kind: str)
     if not overlap:
         return 0
     subject = bool(about) and next(iter(stems([fold(about[0])]))) in q_stems
-    return 3 * overlap + (2 if fact_kind in ANSWERS.get(kind, ()) else 0) + (1 if subject else 0)
+    fits = ANSWERS.get(kind, ())
+    # the kind a question asks for first ("said" before "person" for "what did X say")
+    fit = 2 if fits and fact_kind == fits[0] else 1 if fact_kind in fits else 0
+    return 3 * overlap + fit + (1 if subject else 0)
 
 
 def _unknown_claim(words: Iterable[str], names: Iterable[str], vocab: frozenset[str]) -> str:
@@ -115,12 +145,14 @@ def hear(
     vocabulary: frozenset[str],
     last_message: str = "",
     hidden_kinds: Sequence[str] = (),
+    material: Sequence[str] = (),
 ) -> Heard:
     """Take ``reading`` against what the user knows (see the module docstring)."""
     if reading.empty:
         return Heard(reading)
     words = frozenset(stems(reading.words)) | frozenset(stems(reading.names))
     answered: list[tuple[Question, Fact]] = []
+    values: list[tuple[Question, str]] = []
     deflected: list[tuple[Question, int]] = []
     unknown: list[tuple[Question, str]] = []
     open_: list[Question] = []
@@ -143,9 +175,18 @@ def hear(
             default=(0, -1),
         )
         lacking = _unknown_claim(q.words, q.names, vocabulary)
-        if best_known[0] and best_known[0] >= best_hidden[0] and best_known[0] >= 4:
+        # a question naming one thing of a fact is answered with it (a word it shares scores 3)
+        bar = 3
+        if q.kind == "duration" and not (
+            best_known[0] >= bar and known[best_known[1]].kind == "duration"
+        ):
+            value = topical_duration([fold(w) for w in _EN.words(fold(q.text))], material)
+            if value:
+                values.append((q, value))
+                continue
+        if best_known[0] and best_known[0] >= best_hidden[0] and best_known[0] >= bar:
             answered.append((q, known[best_known[1]]))
-        elif best_hidden[0] >= 4:
+        elif best_hidden[0] >= bar:
             deflected.append((q, best_hidden[1]))
         elif lacking:
             unknown.append((q, lacking))
@@ -178,9 +219,20 @@ def hear(
             )
             correction = by_overlap[0] if by_overlap else None
         else:
-            shared = [w for w in s_words if next(iter(stems([w]))) in vocabulary]
+            shared = [
+                w
+                for w in s_words
+                if next(iter(stems([w]))) in vocabulary
+                and w not in GENERIC_WORDS
+                and w not in _FRAME_WORDS
+            ]
             summary_right = len(shared) >= 1
             echo = max(shared, key=len) if shared else ""
+    mistake = _mistake(reading, known, hidden, hidden_kinds, vocabulary, material)
+    if mistake is not None:
+        summary_wrong = summary_wrong or (mistake.word if reading.summary else "")
+        summary_right = False
+        correction = mistake.fact or correction
     tried: Fact | None = None
     if reading.suggestion:
         sug = set(stems(fold(w) for w in _EN.content_words(reading.suggestion, min_length=3)))
@@ -200,12 +252,14 @@ def hear(
     return Heard(
         reading=reading,
         answered=tuple(answered),
+        values=tuple(values),
         deflected=tuple(deflected),
         unknown=tuple(unknown),
         open=tuple(open_),
         summary_wrong=summary_wrong,
         summary_right=summary_right,
         correction=correction,
+        mistake=mistake,
         tried=tried,
         engaged=engaged,
         follows_up=follows_up,
@@ -213,6 +267,41 @@ def hear(
         echo=echo,
         words=words,
     )
+
+
+def _mistake(
+    reading: Reading,
+    known: Sequence[Fact],
+    hidden: Sequence[tuple[str, ...]],
+    hidden_kinds: Sequence[str],
+    vocabulary: frozenset[str],
+    material: Sequence[str],
+) -> Mistake | None:
+    """What the summary (or a question's premise) gets wrong among true things, if anything."""
+    people = {fold(name): relation for name, relation in people_of(known).items()}
+    for i, about in enumerate(hidden):
+        if hidden_kinds and i < len(hidden_kinds) and hidden_kinds[i] == "person":
+            names = [w for w in about if w not in RELATIONS]
+            relations = [w for w in about if w in RELATIONS]
+            if names and relations:
+                people.setdefault(fold(names[0]), relations[0])
+    sentences = [reading.summary] if reading.summary else []
+    sentences += [q.text for q in reading.questions]
+    for n, sentence in enumerate(sentences):
+        words = [fold(w) for w in _EN.words(fold(sentence))]
+        names = [w.removesuffix("'s") for w in words if w.removesuffix("'s") in people]
+        found = wrong_relation(sentence, names, people, known) or wrong_person(
+            words, names, people, known, hidden
+        )
+        if found is None and n == 0 and reading.summary:
+            found = (
+                wrong_duration(sentence, material, known)
+                or wrong_amount(sentence, material, known)
+                or wrong_feeling(words, vocabulary)
+            )
+        if found is not None:
+            return found
+    return None
 
 
 __all__ = ["ANSWERS", "CLAIM_WORDS", "INVITING", "Heard", "hear", "vocabulary_of"]

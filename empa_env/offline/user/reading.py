@@ -6,6 +6,8 @@ layer, :class:`~empa_env.languages.Language`, cuts sentences and words): questio
 or reflection of what the user said, an apology, a goodbye, an empty or very short reply,
 contempt, dismissal, and a story of the writer's own. It knows nothing of the case; checking a
 summary against the case's facts and answering a question is :mod:`empa_env.offline.user.listening`.
+Goodbyes are closing formulas standing as a clause ("Okay, take care.") or an announcement of
+leaving ("I have to head out now"), not a formula with an object ("goodbye to that habit").
 The patterns are the user's own (English), written for this reader, not the Judger's lexicon.
 """
 
@@ -17,15 +19,47 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from empa_env.languages import Language, language
+from empa_env.text import read, sentence_texts
 
 QuestionKind = str  # who | duration | place | said | tried | why | yesno | open
 
-_GOODBYE = re.compile(
-    r"\b(good ?bye|bye(?: for now)?|i (?:have|need|must|'ve got|ve got) to (?:go|leave|run)|"
-    r"i(?:'m| am) (?:going to )?(?:go|leave|leaving|logging off|signing off|off now)|gotta go|"
-    r"talk (?:to you )?(?:later|soon|tomorrow)|see you|good ?night|take care\b(?! of)|"
-    r"i'?ll let you go|let'?s (?:end|stop|leave it) (?:here|there|for (?:now|today))|"
-    r"that'?s all for (?:now|today)|signing off|farewell)\b"
+#: A leave-taking formula when it stands as a whole clause ("Take care.", "Bye for now, Anna."),
+#: not when it has an object ("goodbye to that habit", "take care of your heart", "see you at
+#: rehab?", "I'll see you through this").
+_FAREWELL = re.compile(
+    r"^(?:(?:ok(?:ay)?|alright|all right|right|well|anyway|so|oh|and|thanks?(?: you)?"
+    r"(?: (?:so much|for (?:\w+ ?){1,4}))?)[ ,.!-]+)*"
+    r"(?:good ?bye|bye(?:-?bye)?(?: for now)?|farewell|see (?:you|ya)(?: (?:later|soon|tomorrow|"
+    r"around|next time|another time))?|catch you (?:later|soon|another time)|"
+    r"talk (?:to you )?(?:later|soon|tomorrow|another time)|speak (?:to you )?soon|"
+    r"(?:take|look after) (?:good |great )?care(?: of yourself)?|look after yourself|be well|"
+    r"stay (?:safe|well)|good ?night|night night|sleep well|"
+    r"(?:have|enjoy) (?:a |the )?(?:good|nice|great|lovely|restful|gentle|quiet) "
+    r"(?:night|evening|day|weekend|rest|one)(?: of it)?|"
+    r"all the best|(?:i'?m )?wishing you (?:well|the best|all the best|strength|luck)(?: with \w+)?|"
+    r"(?:good|best of) luck|until (?:next time|later|tomorrow))"
+    r"(?:[ ,]+(?:then|now|for now|again|friend|my friend|both of you|you two))?$"
+)
+#: The writer announces leaving ("I have to head out now", "I'll leave you to it", "let's stop
+#: here for today").
+_LEAVING = re.compile(
+    r"\b(?:i(?:'m| am|'ll| will|'ve| have|ve| must| need| gotta| should|'d better| better)?"
+    r"(?: (?:got|have|need|must|gotta|going|about|gonna|afraid i|really|just|now))*"
+    r"(?: to)? (?:go|leave|run|head (?:out|off)|log (?:off|out)|sign (?:off|out)|be off|"
+    r"step (?:away|out)|get going|call it a (?:day|night)|wrap (?:this |it |things )?up|"
+    r"hop off|jump off|drop off|say goodbye|say bye)"
+    r"(?= *(?:now|soon|here|for (?:now|today|tonight)|in a (?:minute|moment|bit|sec(?:ond)?)|"
+    r"shortly|too|,|\.|!|$|and|but|though|unfortunately|sadly|i'?m afraid|to (?:bed|sleep|work)))|"
+    r"i(?:'m| am) off\b|i(?:'ll| will) (?:leave|let) you (?:to it|go|be|rest|get some rest)|"
+    r"gotta go|(?:it'?s )?time for me to (?:go|leave|head)|"
+    r"let'?s (?:end|stop|pause|leave it|wrap (?:it |this )?up|call it|pick (?:this|it) up) "
+    r"(?:here|there|for (?:now|today|tonight)|a day|another time|later|tomorrow)|"
+    r"that'?s (?:all|it) (?:i have time for|for (?:now|today|tonight)|from me)|"
+    r"(?:i'?m |i am )?(?:signing|logging|heading) (?:off|out))\b"
+)
+_NEGATED_LEAVING = re.compile(
+    r"\b(?:not|n't|never|won'?t|don'?t|no one|nobody|nothing)\b[^.!?,]{0,20}"
+    r"\b(?:go|going|leave|leaving|anywhere|run|off)\b|\bif (?:you|i) (?:need|have|want)"
 )
 _APOLOGY = re.compile(
     r"\b(i apologi[sz]e|my apologies|i was (?:wrong|rude|out of line|harsh|unfair)|"
@@ -50,9 +84,9 @@ _DISMISSAL = re.compile(
     r"not worth (?:it|crying)|you'?re (?:being )?(?:dramatic|too sensitive))\b"
 )
 _SUGGESTION = re.compile(
-    r"\b(you (?:should|could|might|must|need to|have to|ought to|may want to)|why don'?t you|"
+    r"\b(why not\b|you (?:should|could|might|must|need to|have to|ought to|may want to)(?! (?:be|feel|have (?:been|felt)|still)\b)|why don'?t you|"
     r"have you (?:considered|thought (?:about|of))|how about|what about (?:trying|asking|calling)|"
-    r"i (?:suggest|recommend|would advise)|my advice|it (?:might|may|would|could|often) help|"
+    r"i (?:suggest|recommend|would advise)|my advice|(?:might|may|would|could|can|often) (?:really |also )?help\b|(?:an|one|another|my) (?:idea|option|suggestion|thought)\b:?|"
     r"one (?:thing|idea|option) (?:that|is|might|could)|consider (?:\w+ing)|make a list|"
     r"set (?:aside|a goal|one|up)|break (?:it|\w+ \w+) into|write (?:down|to|it)|"
     r"talk (?:to|it through|with)|give yourself|get (?:some|more) (?:sleep|rest|information|help)|"
@@ -71,7 +105,21 @@ _SUMMARY = re.compile(
     r"so you|so it'?s|so the|if i'?m hearing you|it'?s like you|you'?ve been|you were|"
     r"you'?re (?:mostly |really |just |basically )?(?:upset|angry|sad|hurt|scared|afraid|"
     r"worried|mad|frustrated|tired|stressed|ashamed|lonely|annoyed|saying)|"
-    r"it must (?:have been|be)|that must)"
+    r"it must (?:have been|be)|that must|you must (?:be|feel|have (?:been|felt))|"
+    r"you might (?:be|feel)|what i(?:'m| am)? hear(?:ing)? is|i(?:'m| am) hearing|i hear you|"
+    r"it'?s (?:been|because)|you'?re telling me|"
+    r"so (?!what\b|how\b|why\b|where\b|when\b|who\b|which\b|do\b|does\b|did\b|is\b|are\b|"
+    r"was\b|were\b|have\b|has\b|can\b|could\b|would\b|will\b|should\b|let'?s\b|"
+    r"sorry\b|glad\b|much\b|many\b|good\b|great\b|tell me\b)[a-z]+ (?:is|was|are|were|has|had|"
+    r"did|does|said|told|thinks|feels|shouted|yelled|left|died|wants|never|always|just|"
+    r"\w+ed)\b)"
+)
+#: A request to be told, asked as a statement ("Tell me who Rania is.", "I'm curious why").
+_REQUEST = re.compile(
+    r"^(?:(?:and |so |but )?(?:can|could|would|will) you (?:please )?|please |so |and )?"
+    r"(?:tell me|say more|i'?d (?:like|love) to (?:know|hear)|i'?m (?:curious|wondering)|"
+    r"i wonder)\b(?: (?:a bit |a little |more )?(?:about|who|what|how|why|where|when|if|"
+    r"whether|whose|which|more))?"
 )
 _OWN_STORY = re.compile(
     r"\b(when i was (?:young|a kid|little|your age|\w+)|i (?:once|also had|also went|remember when)|"
@@ -86,7 +134,9 @@ _WH = {
         r"\bhow long\b|\bsince when\b|\bwhen did\b|\bwhen was\b|\bhow many (?:years|months|weeks|"
         r"days|times)\b|\bwhat year\b|\bhow old\b|\bwhen\b"
     ),
-    "place": re.compile(r"\bwhere\b"),
+    "place": re.compile(
+        r"\bwhere(?:abouts)?\b|\bwhich (?:city|town|place|country|hospital|school)\b"
+    ),
     "said": re.compile(
         r"\bwhat did (?:\w+ ){1,3}(?:say|tell|said|write|answer|reply)\b|\bdid (?:\w+ ){1,3}"
         r"(?:say|tell|mention|answer|reply)\b|\bwhat was said\b|\bhow did (?:\w+ ){1,3}"
@@ -94,9 +144,13 @@ _WH = {
     ),
     "tried": re.compile(
         r"\b(?:have|did) you (?:tried|try|already)\b|\bwhat have you (?:tried|done)\b|"
-        r"\bwhat did you do\b|\btried\b"
+        r"\bwhat did you do\b|\btried\b|\b(?:anything|something) (?:you'?ve|you have|you) "
+        r"(?:done|tried)\b|\bwhat (?:helps|helped|has helped)\b|\bhave you (?:been able|managed)\b"
     ),
-    "why": re.compile(r"\bwhy\b|\bwhat made\b|\bhow come\b|\bwhat's behind\b"),
+    "why": re.compile(
+        r"\bwhy\b|\bwhat (?:made|makes)\b|\bhow come\b|\bwhat'?s behind\b|\bwhat for\b|"
+        r"\bthe reason\b|\bwhat (?:drives|drove|causes|caused)\b"
+    ),
 }
 _AUX = re.compile(
     r"^(?:and |so |but )?(?:do|does|did|is|are|was|were|have|has|had|can|could|would|will|"
@@ -186,41 +240,72 @@ def _question_kind(low: str) -> QuestionKind:
     return "open"
 
 
+def _clauses(low: str) -> list[str]:
+    """The clauses of one (folded, lower-case) sentence: cut at commas, colons, dashes and "and"."""
+    parts = re.split(r"\s*(?:[,;:!]|\.{2,}|\s[-\u2013\u2014]\s|\band\b)\s*", low.rstrip(" .!?"))
+    return [p.strip(" .") for p in parts if p.strip(" .")]
+
+
+def _farewell(low: str) -> bool:
+    """A leave-taking formula stands as one of the sentence's clauses ("Okay, take care.")."""
+    return not low.rstrip().endswith("?") and any(_FAREWELL.match(c) for c in _clauses(low))
+
+
+def _leaving(low: str) -> bool:
+    """The writer says they are leaving now, and does not negate it ("I'm not going anywhere")."""
+    return bool(_LEAVING.search(low)) and not _NEGATED_LEAVING.search(low)
+
+
 @lru_cache(maxsize=8192)
 def read_reply(text: str, code: str = "en") -> Reading:
-    """Classify ``text`` (one reply). Cached: the Actor and the Director read the same reply."""
+    """Classify ``text`` (one reply). Cached: the Actor and the Director read the same reply.
+
+    The reply is read in the project's reading form (:func:`empa_env.text.read`: look-alike
+    letters, invisible characters, spaced-out letters folded) and cut into sentences once, by
+    :func:`empa_env.text.sentence_texts`; the case language's :class:`Language` gives its words.
+    """
     lang: Language = language(code)
-    stripped = text.strip()
+    stripped = read(text).strip()
     words = [fold(w) for w in lang.words(stripped)]
     if not stripped or not words:
         return Reading(text, True, True, (), "", "", False, False, "", "", False, (), ())
-    sentences = lang.sentences(stripped)
+    sentences = sentence_texts(stripped) or [stripped]
     questions: list[Question] = []
     suggestion = summary = contempt = dismissal = ""
     apology = goodbye = own_story = False
     names: list[str] = []
-    for sentence in sentences:
-        low = fold(sentence).lower()
+    lows = [fold(sentence).lower() for sentence in sentences]
+    asks = [
+        low.rstrip()[-1:] == "?" or bool(_WH_START.match(low) or _AUX.match(low)) for low in lows
+    ]
+    for i, (sentence, low) in enumerate(zip(sentences, lows, strict=True)):
         sentence_names = _names(sentence)
         names += sentence_names
         ends = low.rstrip()[-1:]
-        is_question = ends == "?" or (
-            ends not in (".", "!") and bool(_WH_START.match(low) or _AUX.match(low))
+        request = bool(_REQUEST.match(low))
+        is_question = (
+            ends == "?"
+            or request
+            or (ends not in (".", "!") and bool(_WH_START.match(low) or _AUX.match(low)))
         )
-        found_suggestion = bool(_SUGGESTION.search(low) or _IMPERATIVE.match(low))
+        found_suggestion = not request and bool(_SUGGESTION.search(low) or _IMPERATIVE.match(low))
         if not contempt and (m := _CONTEMPT.search(low)):
             contempt = m.group(1)
         if not dismissal and (m := _DISMISSAL.search(low)):
             dismissal = m.group(1).strip()
         if _APOLOGY.search(low):
             apology = True
-        if _GOODBYE.search(low):
+        # A closing formula ends the reply's business only if no question follows it.
+        if _leaving(low) or (_farewell(low) and not any(asks[i + 1 :])):
             goodbye = True
+            continue
         if _OWN_STORY.search(low):
             own_story = True
-        if _SUMMARY.match(low) and not _WH_START.match(low):
+        if _SUMMARY.match(low) and not request and not (_WH_START.match(low) and ends == "?"):
             summary = summary or sentence
-        elif is_question and not (found_suggestion and _question_kind(low) in ("yesno", "open")):
+        elif is_question and not (
+            found_suggestion and (_question_kind(low) in ("yesno", "open") or "why not" in low)
+        ):
             content = tuple(
                 fold(w) for w in lang.content_words(sentence, min_length=2) if w != "you"
             )
@@ -233,7 +318,7 @@ def read_reply(text: str, code: str = "en") -> Reading:
             found_suggestion
             and is_question
             and not suggestion
-            and _question_kind(low) in ("yesno", "open")
+            and (_question_kind(low) in ("yesno", "open") or "why not" in low)
         ):
             suggestion = sentence
     short = len(words) <= 2 or bool(_GREETING_ONLY.match(fold(stripped).lower()))
@@ -241,7 +326,7 @@ def read_reply(text: str, code: str = "en") -> Reading:
     return Reading(
         text=text,
         empty=False,
-        short=short,
+        short=short and not goodbye,
         questions=tuple(questions),
         suggestion=suggestion,
         summary=summary,
