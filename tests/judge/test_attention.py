@@ -266,8 +266,13 @@ def test_shipped_grounding_model_reproduces(tmp_path):
     out = tmp_path / "grounding.npz"
     train_grounding(corpus_path(), out)
     with np.load(out) as new, np.load(GROUNDING_FILE) as shipped:
-        for key in ("weights", "bias", "mean", "scale", "pool", "thresholds"):
+        # the data (pool, feature standardisation) byte for byte; the fitted weights and the
+        # thresholds up to the optimiser's round-off, which differs between numpy/scipy builds
+        # (seen: 1.7e-5 relative on a weight of 0.09 between two machines' installs)
+        for key in ("mean", "scale", "pool"):
             np.testing.assert_allclose(new[key], shipped[key], rtol=1e-6, atol=1e-9)
+        for key in ("weights", "bias", "thresholds"):
+            np.testing.assert_allclose(new[key], shipped[key], rtol=1e-3, atol=1e-5)
 
 
 # --- the white-box attack: the judge as its own oracle ------------------------------------------
@@ -294,13 +299,11 @@ def attack_scores():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason="open gap (issue 21): on the 30 cases the oracle scored 48.6 against attuned 45.1 "
-    "(perf/perf_judge_attention.py); it harvests small credits from coincidental "
-    "word overlaps over long episodes",
-)
 def test_the_judge_as_its_own_oracle_does_not_reach_the_attuned_baseline(attack_scores):
+    """On the first cases (the suite's time budget); the goal's 30-case figures are printed by
+    ``python -m perf.perf_judge_attention``: oracle 42.4, attuned 46.7 (before grounding needed
+    content of the user's: 48.6 against 45.1). On single cases the oracle can still win (case 22
+    of 30 by 10 points): the goal and this test are about the mean."""
     assert attack_scores["oracle"] < attack_scores["attuned"], attack_scores
 
 
