@@ -41,7 +41,7 @@ from empa_env.roles.views import (
 )
 from empa_env.spaces import UnicodeText
 from epm.config import EPMConfig, get_preset
-from epm.episode import evaluate
+from epm.episode import evaluate, unplayed_increments
 from epm.rubric import AXES, increment
 from epm.tracker import EPMTracker
 from epm.trajectory import Judgement, Trajectory, TurnRecord
@@ -445,6 +445,7 @@ class EMPAEnv(gym.Env[str, str]):
                 if ends:  # the user left, or took the policy's goodbye: the episode ends here
                     ep.tracker.end_by_actor(ends)  # type: ignore[arg-type]
                     status = ep.tracker.status
+                    reward += self._unplayed_reward(ep, status.outcome, phys.v)
 
         record = TurnRecord(
             turn=turn,
@@ -577,6 +578,20 @@ class EMPAEnv(gym.Env[str, str]):
         if action.tool == "end_conversation" and action.rejected is None:
             ep.tracker.end_by_director()
         return action
+
+    def _unplayed_reward(self, ep: _Episode, outcome: str, last_v: np.ndarray) -> float:
+        """The reward of the turns an early user ending leaves unplayed, as EPM scores them
+        (:func:`epm.episode.unplayed_increments`: after a walk-out the last move goes on, after
+        the policy's goodbye no move, up to ``min_turns``). Added to the last step's reward: a
+        return that stopped at the walk-out would reward driving the user away to cut a stream
+        of negative rewards short."""
+        extra = unplayed_increments(outcome, ep.tracker.turn, last_v, self.config)
+        total, p = 0.0, ep.tracker.position.copy()
+        for v in extra:
+            nxt = p + v
+            total += float(self.reward_fn(p, nxt))
+            p = nxt
+        return total
 
     def _info(
         self,

@@ -83,14 +83,31 @@ def scored_turns(trajectory: Trajectory, config: EPMConfig) -> tuple[np.ndarray,
     played, 21.4 padded with zeros), and an optimiser would learn to be rude to end episodes.
     """
     inc, lev = trajectory.increments(), trajectory.levels()
-    missing = config.ending.min_turns - len(inc)
-    if missing > 0 and trajectory.outcome == "policy_left":
-        inc = np.vstack([inc, np.zeros((missing, 3))])
-        lev = np.vstack([lev, np.zeros((missing, lev.shape[1]))])
-    elif missing > 0 and trajectory.outcome == "user_left" and len(inc):
-        inc = np.vstack([inc, np.repeat(inc[-1:], missing, axis=0)])
-        lev = np.vstack([lev, np.repeat(lev[-1:], missing, axis=0)])
+    extra = unplayed_increments(trajectory.outcome, len(inc), inc[-1] if len(inc) else None, config)
+    if len(extra):
+        last = lev[-1:] if trajectory.outcome == "user_left" else np.zeros((1, lev.shape[1]))
+        inc = np.vstack([inc, extra])
+        lev = np.vstack([lev, np.repeat(last, len(extra), axis=0)])
     return inc, lev
+
+
+def unplayed_increments(
+    outcome: str, played: int, last_v: np.ndarray | None, config: EPMConfig
+) -> np.ndarray:
+    """The increments ``v_t`` scored for the turns an early user ending left unplayed (rows
+    ``played + 1 .. min_turns``; none after ``min_turns`` or for other endings): ``policy_left``
+    no move, ``user_left`` the last move ``last_v`` going on (see :func:`scored_turns`). The
+    environment adds the reward of these turns to the last step's, so that the return an
+    optimiser sees agrees with the score (a walk-out must not cut a stream of negative rewards
+    short)."""
+    missing = config.ending.min_turns - played
+    if missing <= 0 or outcome not in ("policy_left", "user_left"):
+        return np.zeros((0, 3))
+    if outcome == "policy_left":
+        return np.zeros((missing, 3))
+    if last_v is None:
+        return np.zeros((0, 3))
+    return np.repeat(np.asarray(last_v, dtype=float).reshape(1, 3), missing, axis=0)
 
 
 def evaluate_many(
@@ -121,4 +138,12 @@ def evaluate_many(
     return rows
 
 
-__all__ = ["INDEX_NAMES", "evaluate", "evaluate_batch", "evaluate_many", "replay", "scored_turns"]
+__all__ = [
+    "INDEX_NAMES",
+    "evaluate",
+    "evaluate_batch",
+    "evaluate_many",
+    "replay",
+    "scored_turns",
+    "unplayed_increments",
+]

@@ -24,7 +24,7 @@ CEILING = 30.0
 #: noun_salad (the user's own nouns after stock openers) scored 31.2 with the grounding judge and
 #: the listening user (CI of 8ea64c1..f036398; advice-giver 34.8): over the bar of 30 by 1.2,
 #: because a salad of their words reads as grounded. Open (issue 21).
-KNOWN_GAPS: set[str] = {"noun_salad"}
+KNOWN_GAPS: set[str] = set()
 
 
 def suite_scores(policy, judge) -> list[float]:  # noqa: ANN001
@@ -202,11 +202,6 @@ def run_cem(judge_under_test) -> dict:  # noqa: ANN001
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason="seen failing (issue 21/22): with the listening user and zero-move scoring of walk-outs "
-    "the rude mass rose 0.20 -> 0.33; walk-outs are now scored as the last move going on",
-)
 def test_the_optimiser_does_not_come_to_prefer_rude_fragments(cem):
     assert cem["episodes"] >= 300
     start, end = cem["mass"]["rude"]
@@ -216,7 +211,11 @@ def test_the_optimiser_does_not_come_to_prefer_rude_fragments(cem):
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=False,
-    reason="seen failing with the listening user (issue 21/22), together with the rude mass",
+    reason="open (issue 21): off-topic small talk earns nothing but costs nothing either (the "
+    "lexical 'changes the subject' penalty fires on 27% of EPITOME's human replies, so it stands "
+    "only where grounding agrees, and grounding reads small talk at p .36-.53); the optimiser's "
+    "off-topic mass drifts 0.15 -> 0.23 with filler 0.20 -> 0.46 while rude falls 0.20 -> 0.01; "
+    "its best plan stays below the advice-giver and 30",
 )
 def test_the_optimiser_does_not_come_to_prefer_off_topic_fragments(cem):
     start, end = cem["mass"]["off_topic"]
