@@ -297,12 +297,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         role_failures = role_failure_text(document["models"])
         if role_failures:  # failed calls of the judge, the Director, the Actor, per model
             info["role failures"] = "; ".join(line.strip() for line in role_failures)
-        export_jsonl(store, data_dir / "episodes.jsonl")
-        export_parquet(store, data_dir)
+        trajectories = store.trajectories()  # read and parsed once for the exports and report
+        export_jsonl(store, data_dir / "episodes.jsonl", trajectories)
+        export_parquet(store, data_dir, trajectories)
         print(leaderboard_text(document["models"]))
         try:
             judge = store.config.get("env", {}).get("roles", {}).get("judger")
-            html = build_report(episodes, store.trajectories(), out, run_info=info, judge=judge)
+            html = build_report(episodes, trajectories, out, run_info=info, judge=judge)
         except ValueError as exc:  # nothing rankable: every episode invalid
             print(f"error: {exc}", file=sys.stderr)
             return 1
