@@ -201,19 +201,25 @@ def build_sections(
     used: set[str] = set()
     limits = F.trajectory_limits(trajectories)  # one scale for every model's panels
     progress = F.progress_limits(trajectories)
-    for m in order:
+    for m, *same in F.identical_trajectories(episodes, trajectories, order):
         slug = _slug(m)
         while slug in used:
             slug += "-x"
         used.add(slug)
+        names = F.series_label([m, *same])
         specs.append(
             (
                 f"fig16_trajectories_{slug}",
-                partial(F.fig_trajectory_projections, episodes, trajectories, m, limits, progress),
-                f"Fig. 16 - Trajectories of {m} on the A-C, C-P and A-P planes and their progress "
-                "towards the goal (the same axes for every model).",
+                partial(
+                    F.fig_trajectory_projections,
+                    episodes, trajectories, m, limits, progress, same_as=tuple(same),
+                ),
+                f"Fig. 16 - Trajectories of {names} on the A-C, C-P and A-P planes and their "
+                "progress towards the goal (the same axes for every model"
+                + ("; these models played exactly the same trajectories, drawn once)." if same
+                   else ")."),
             )
-        )
+        )  # fmt: skip
     sections.append(
         Section(
             "Trajectories in the C/A/P space",
@@ -418,7 +424,7 @@ def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     for i in range(out.shape[1]):
         column = out.iloc[:, i]
         if not pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
-            out.isetitem(i, column.astype(object).map(csv_cell_safe))
+            out.isetitem(i, column.astype(object).map(csv_cell_safe).to_numpy(object))
     out.columns = out.columns.map(_safe_label)
     out.index = out.index.map(_safe_label)
     return out

@@ -289,7 +289,8 @@ def index_means_table(
     if still is not None:
         frame["never moved"] = still.reindex(frame.index, fill_value=0).astype(int)
         sizes = episodes.groupby("model").size().reindex(frame.index)
-        flagged = [m for m in frame.index if frame.at[m, "never moved"] > 0]
+        never = {str(m): int(n) for m, n in frame["never moved"].items()}
+        flagged = [m for m, n in never.items() if n > 0]
         note += (
             " 'never moved' counts episodes whose trajectory did not move at all (every v_t = 0): "
             "by the reference's definition their tau is 1 and Idx_tau 100, which is no detour "
@@ -298,7 +299,7 @@ def index_means_table(
         if flagged:
             note += (
                 " Here: "
-                + "; ".join(f"{m} {frame.at[m, 'never moved']} of {int(sizes[m])}" for m in flagged)
+                + "; ".join(f"{m} {never[m]} of {int(sizes[m])}" for m in flagged)
                 + " (read their Efficiency and Idx_tau as 'did nothing')."
             )
     return ReportTable("table8_indices", "Table 8 - EPM-Q indices (per-model means)", frame, note)
@@ -373,7 +374,7 @@ def summary_table(episodes: pd.DataFrame, order: Sequence[str]) -> ReportTable:
 
 
 # --- significance ---------------------------------------------------------------------------
-def holm(p_values: Sequence[float]) -> np.ndarray:
+def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     """Holm-Bonferroni step-down adjusted p-values (NaN entries stay NaN and do not count)."""
     p = np.asarray(p_values, dtype=float)
     out = np.full_like(p, np.nan)
