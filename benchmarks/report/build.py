@@ -231,7 +231,8 @@ def build_sections(
             "enough energy: it need not come near the origin; the dashed segments are that "
             "threshold at each successful end, the small disc the geometric goal. Green = "
             "success, amber = truncated, purple = director ended, red = failure. Every model "
-            "is drawn on the same axes.",
+            "is drawn on the same axes; models that played exactly the same trajectories (the "
+            "judge could not tell their replies apart) share one figure, named together.",
             figures=figs(*specs),
         )
     )

@@ -669,6 +669,7 @@ def fig_trajectory_projections(
         *(progress_range or progress_limits({str(i): t for i, (t, _) in enumerate(picked)}))
     )
     _few_ticks(ax)
+    ax.xaxis.set_major_locator(MaxNLocator(5, integer=True))  # turns are whole numbers
     ax.set_xlabel("turn")
     ax.set_ylabel(r"progress $P_t \cdot v^*_t\,/\,\|P_0\|$  (-1 = start, 0 = goal)")
     ax.set_title(
