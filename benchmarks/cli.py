@@ -50,7 +50,23 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
             options[key] = json.loads(value)
         except json.JSONDecodeError:
             options[key] = value
+    _check_client_options(options)
     return options
+
+
+def _check_client_options(options: dict[str, Any]) -> None:
+    """The client's options (timeout, retries, transport, ...) checked before the run starts: a
+    bad value is one ``error:`` line, not a traceback from the first role that builds a client."""
+    from dataclasses import fields
+
+    from empa_env.llm.client import ClientConfig
+
+    names = {f.name for f in fields(ClientConfig)} - {"model"}
+    given = {k: v for k, v in options.items() if k in names}
+    try:
+        ClientConfig(model="openai/check", **given)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"--llm-option: {exc}") from None
 
 
 def _open_store(run_dir: Path) -> RunStore:
