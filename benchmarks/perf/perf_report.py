@@ -13,8 +13,8 @@ machines are shared: compare figures of one run, not of different runs).
 ``--reports N`` rebuilds the report of the same run N more times (in a fresh process each,
 as ``empa report RUN_DIR`` does, imports excluded) and prints the median, so that one slow
 moment of a busy machine does not decide the figure. ``--modes`` also compares, on that run,
-the ways :func:`benchmarks.report.build.render_figures` can draw: forked workers with and
-without ``gc.freeze``, and serially in one process.
+the ways :func:`benchmarks.report.build.render_figures` can draw: forked workers and serially
+in one process (what ``empa bench`` does), each with and without ``gc.freeze``.
 """
 
 from __future__ import annotations
@@ -154,12 +154,13 @@ def _compare_modes(run: Path, tmp: Path) -> None:
     modes = {
         "fork + gc.freeze": (True, None),
         "fork, no freeze": (False, None),
-        "serial": (True, 1),
+        "serial + gc.freeze": (True, 1),
+        "serial, no freeze": (False, 1),
     }
     with RunStore(run, read_only=True) as store:
         episodes, trajectories = store.episodes_frame(), store.trajectories()
     print(
-        f"{'figures drawn':18s} {'CPU self':>9s} {'CPU workers':>12s} {'CPU total':>10s} {'wall':>7s}"
+        f"{'figures drawn':20s} {'CPU self':>9s} {'CPU workers':>12s} {'CPU total':>10s} {'wall':>7s}"
     )
     for mode, (freeze, workers) in modes.items():
         build.FREEZE_BEFORE_FORK = freeze
@@ -170,7 +171,7 @@ def _compare_modes(run: Path, tmp: Path) -> None:
         wall = time.perf_counter() - start
         own1, kids1 = cpu()
         own, kids = own1 - own0, kids1 - kids0
-        print(f"{mode:18s} {own:8.2f}s {kids:11.2f}s {own + kids:9.2f}s {wall:6.2f}s")
+        print(f"{mode:20s} {own:8.2f}s {kids:11.2f}s {own + kids:9.2f}s {wall:6.2f}s")
     build.render_figures = original  # type: ignore[assignment]
     build.FREEZE_BEFORE_FORK = True
 

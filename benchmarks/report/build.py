@@ -276,7 +276,7 @@ def build_sections(
 
 
 _DRAWERS: list[Callable[[], Figure]] = []
-#: Freeze the parent's objects (``gc.freeze``) while the forked workers draw (see
+#: Freeze the caller's objects (``gc.freeze``) while the figures are drawn (see
 #: :func:`render_figures`); False only to measure the difference (benchmarks/perf/perf_report.py).
 FREEZE_BEFORE_FORK = True
 
@@ -291,7 +291,13 @@ def render_figures(draws: list[Callable[[], Figure]], workers: int | None = None
     Drawing and ``savefig`` take most of a report's time and every figure is independent, so
     the figures are spread over up to 4 processes (the closures are inherited through ``fork``,
     nothing is pickled but the PNG bytes). Serial on one core, without ``fork``, or when other
-    threads run (forking them is unsafe).
+    threads run (forking them is unsafe: ``empa bench`` draws its report serially).
+
+    Either way the caller's objects are frozen first (``gc.freeze``): matplotlib makes garbage
+    by the thousand objects per figure, and every full collection would otherwise walk the whole
+    inherited heap too (pandas, the run's trajectories): a tenth less CPU drawing serially in a
+    small process, more in ``empa bench``'s large one; in forked workers it also spares the
+    copy-on-write of every page the collector touches. A caller's own freeze is left alone.
     """
     import gc
     import multiprocessing
@@ -300,18 +306,14 @@ def render_figures(draws: list[Callable[[], Figure]], workers: int | None = None
 
     workers = workers or min(4, len(os.sched_getaffinity(0)), len(draws))
     forkable = "fork" in multiprocessing.get_all_start_methods()
-    # fork copies one thread: only safe while this process has no other (e.g. LiteLLM's)
-    if workers < 2 or not forkable or threading.active_count() > 1:
-        return [figure_png(draw(), dpi=F.FIGURE_DPI) for draw in draws]
-    _DRAWERS[:] = draws
-    # Freeze this process's objects before forking: a worker's garbage collections then skip the
-    # inherited heap (pandas, matplotlib, the run's frames) instead of walking it and touching
-    # every page (copy-on-write): a sixth to a quarter less CPU time in the workers, less wall
-    # time too (benchmarks/perf/perf_report.py). A caller's own freeze is left alone.
     freeze = FREEZE_BEFORE_FORK and gc.get_freeze_count() == 0
     if freeze:
         gc.freeze()
     try:
+        # fork copies one thread: only safe while this process has no other (e.g. LiteLLM's)
+        if workers < 2 or not forkable or threading.active_count() > 1:
+            return [figure_png(draw(), dpi=F.FIGURE_DPI) for draw in draws]
+        _DRAWERS[:] = draws
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             # the biggest figures (the per-model trajectories) first, one at a time
             return pool.map(_draw_one, range(len(draws)), chunksize=1)

@@ -42,17 +42,18 @@ from epm.metrics import METRIC_NAMES  # noqa: E402
 from epm.rubric import AXES  # noqa: E402
 from epm.trajectory import Trajectory  # noqa: E402
 
-#: How the paper names the nine metrics (axis labels).
+#: How the paper names the nine metrics (axis labels; the tables' names, in plain text: TeX
+#: labels cost a mathtext parse and layout per text, a tenth of a figure's CPU).
 METRIC_LABELS: dict[str, str] = {
     "RDI": "RDI (%)",
-    "E_total": r"$E_{total}$",
-    "S_net": r"$S_{net}$ (raw levels)",
-    "rho": r"$\rho$ (energy / turn)",
-    "S_proj": r"$S_{proj}$",
-    "tau": r"$\tau$ (tortuosity)",
-    "R_pos": r"$R_{pos}$ (%)",
-    "mean_alignment": r"$\overline{\cos\theta}$",
-    "R_pen": r"$R_{pen}$ (penalty / point)",
+    "E_total": "E_total",
+    "S_net": "S_net (raw levels)",
+    "rho": "ρ (energy / turn)",
+    "S_proj": "S_proj",
+    "tau": "τ (tortuosity)",
+    "R_pos": "R_pos (%)",
+    "mean_alignment": "mean cos θ",
+    "R_pen": "R_pen (penalty / point)",
 }
 METRIC_GROUP: dict[str, str] = {
     "RDI": "Outcome",
@@ -321,7 +322,7 @@ def fig_case_status_heatmap(episodes: pd.DataFrame, order: Sequence[str] | None 
         title = "Fig. 14 - Successful seeds per model and case (k / n)"
     ax.set_xticks(range(len(cases)), cases, rotation=90, fontsize=7)
     ax.set_yticks(range(len(order)), [_short(m, 28) for m in order], fontsize=9)
-    ax.set_xlabel(r"case (ordered by initial deficit $\|P_0\|$, harder to the right)")
+    ax.set_xlabel("case (ordered by initial deficit ‖P₀‖, harder to the right)")
     ax.set_ylabel("model")
     ax.set_title(title)
     return fig
@@ -440,7 +441,7 @@ def fig_case_scatter(
     for ax in axes[-1]:
         ax.set_xticks(range(len(cases)), cases, rotation=90, fontsize=7)
         ax.tick_params(axis="x", labelbottom=True)
-        ax.set_xlabel(r"case (ordered by $\|P_0\|$, harder to the right)", fontsize=9)
+        ax.set_xlabel("case (ordered by ‖P₀‖, harder to the right)", fontsize=9)
     handles = [
         Line2D(
             [],
@@ -671,10 +672,8 @@ def fig_trajectory_projections(
     _few_ticks(ax)
     ax.xaxis.set_major_locator(MaxNLocator(5, integer=True))  # turns are whole numbers
     ax.set_xlabel("turn")
-    ax.set_ylabel(r"progress $P_t \cdot v^*_t\,/\,\|P_0\|$  (-1 = start, 0 = goal)")
-    ax.set_title(
-        "Positional success: progress reaches -0.1 (and $E_{total} \\geq \\|P_0\\|$)", fontsize=10
-    )
+    ax.set_ylabel("progress Pₜ · v*ₜ / ‖P₀‖  (-1 = start, 0 = goal)")
+    ax.set_title("Positional success: progress reaches -0.1 (and E_total ≥ ‖P₀‖)", fontsize=10)
     ax.grid(alpha=0.25)
     outcomes = sorted(
         {o for _, o in paths},
@@ -697,23 +696,23 @@ def fig_trajectory_projections(
             markerfacecolor="none",
             markeredgecolor="black",
             linestyle="",
-            label=r"start $P_0$",
+            label="start P₀",
         ),
-        Line2D([], [], marker="X", color="black", linestyle="", label=r"end $P_T$"),
+        Line2D([], [], marker="X", color="black", linestyle="", label="end P_T"),
         Line2D(
             [], [], marker="*", color="black", linestyle="", markersize=10, label="origin (goal)"
         ),
         Patch(
             color="#1b9e3a",
             alpha=0.3,
-            label=r"geometric success $\|P\| \leq 0.1\|P_0\|$ (median case)",
+            label="geometric success ‖P‖ ≤ 0.1 ‖P₀‖ (median case)",
         ),
         Line2D(
             [],
             [],
             color=OUTCOME_COLORS["success"],
             linestyle="--",
-            label=r"positional success threshold $P \cdot v^* = -0.1\|P_0\|$",
+            label="positional success threshold P · v* = -0.1 ‖P₀‖",
         ),
     ]
     fig.legend(
