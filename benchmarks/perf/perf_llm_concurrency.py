@@ -19,7 +19,7 @@ The run is made once per client transport (``--transport``, default both, side b
 LiteLLM (``litellm``, what it got before and what every other provider gets).
 
 It then measures the client's CPU per call against the same server (no latency, one call at a
-time, ``--cpu-calls`` calls each): the client layer with each transport, LiteLLM with the logging
+time, ``--cpu-calls`` calls each, a request of ten turns of conversation): the client layer with each transport, LiteLLM with the logging
 work it lets a caller switch off, and the OpenAI SDK alone (the floor under any wrapper).
 """
 
@@ -159,10 +159,13 @@ def client_cpu(calls: int) -> dict[str, float]:
     work off, and of the OpenAI SDK alone, on the same local server."""
     from empa_env.llm.client import ClientConfig, LLMClient, _litellm
 
-    messages = [
-        {"role": "system", "content": "You are the EMPA Actor."},
-        {"role": "user", "content": "How was your day?"},
-    ]
+    # a mid-episode request: the role's instructions and ten turns of conversation
+    line = "It has been a long week and I keep going over what my manager said on Monday. "
+    messages = [{"role": "system", "content": "You are the EMPA Actor. " + line * 20}]
+    for turn in range(10):
+        messages.append({"role": "user", "content": f"({turn}) " + line * 2})
+        messages.append({"role": "assistant", "content": f"({turn}) That sounds heavy. " + line})
+    messages.append({"role": "user", "content": "How was your day?"})
     out: dict[str, float] = {}
     with ScriptedLLMServer(latency=0.0) as server:
         clients = {
