@@ -510,11 +510,38 @@ DIRECT_PARAMS: frozenset[str] = frozenset(
 _PRICED: dict[str, bool] = {}
 
 
+def _price_table() -> Mapping[str, Any]:
+    """LiteLLM's model price table, without importing LiteLLM when it is not loaded yet.
+
+    The client reads LiteLLM's bundled table (``LITELLM_LOCAL_MODEL_COST_MAP``, which
+    :func:`_litellm` sets), so reading that file gives the same table; a run whose every call
+    goes through the direct transport then never pays LiteLLM's import (seconds of CPU on a
+    busy machine, in every process and Ray worker)."""
+    import sys
+
+    loaded = sys.modules.get("litellm")
+    if loaded is not None and isinstance(getattr(loaded, "model_cost", None), dict):
+        return loaded.model_cost  # type: ignore[no-any-return]
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    spec = find_spec("litellm")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(folder) / "model_prices_and_context_window_backup.json"
+        try:
+            table = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(table, dict):
+            return table
+    return getattr(_litellm(), "model_cost", {}) or {}
+
+
 def _priced_by_litellm(model: str) -> bool:
     """Whether LiteLLM has a price (and so maybe parameter rules) for ``model``: such a model
     (``openai/gpt-4o`` through a proxy) stays with LiteLLM, which prices and adapts its calls."""
     if model not in _PRICED:
-        table = getattr(_litellm(), "model_cost", {}) or {}
+        table = _price_table()
         name = model.split("/", 1)[1]
         _PRICED[model] = model in table or name in table
     return _PRICED[model]
@@ -581,7 +608,7 @@ def _plain_post() -> Callable[[Any, dict[str, Any], float], Any] | None:
         secured = False
 
     async def post(client: Any, body: dict[str, Any], timeout: float) -> Any:
-        extra = {"security": {"bearer_auth": True}} if secured else {}
+        extra: dict[str, Any] = {"security": {"bearer_auth": True}} if secured else {}
         options = make_request_options(timeout=timeout, **extra)
         return await client.post(
             "/chat/completions", cast_to=ChatCompletion, body=body, options=options
@@ -790,7 +817,8 @@ class LLMClient:
         messages = [{"role": "user", "content": "Reply with the word OK."}]
         secret = cfg.resolved_api_key()
         remember_secret(secret)
-        _litellm()
+        if not direct_transport(cfg, params):
+            _litellm()
         kind, message, wait_hint = "other", "", None
         for attempt in range(cfg.max_retries + 1):
             if attempt:
@@ -829,7 +857,8 @@ class LLMClient:
         secret = cfg.resolved_api_key()
         remember_secret(secret)
         semaphore = model_semaphore(f"{self.limit_key}/{role}", self.concurrency_limit())
-        _litellm()  # import before any timer starts: the first import takes seconds
+        if not direct_transport(cfg, params):
+            _litellm()  # import before any timer starts: the first import takes seconds
         last_kind, last_message = "other", ""
         wait_hint: float | None = None  # the server's Retry-After on the last failure
         for attempt in range(cfg.max_retries + 1):

@@ -300,3 +300,24 @@ def test_which_requests_go_through_the_openai_sdk_directly():
     )
     with pytest.raises(ValueError, match="transport"):
         ClientConfig(model="openai/m", transport="http")
+
+
+def test_a_run_through_the_direct_transport_never_imports_litellm(server):
+    """LiteLLM's import costs seconds per process; the direct path reads its price table only."""
+    import subprocess
+    import sys
+
+    code = (
+        "import asyncio, sys\n"
+        "from empa_env.llm.client import ClientConfig, LLMClient\n"
+        f"c = LLMClient(ClientConfig(model='openai/scripted', api_base={server.api_base!r}))\n"
+        "asyncio.run(c.preflight())\n"
+        "a = asyncio.run(c.complete([{'role': 'user', 'content': 'hi'}], role='actor',"
+        " prompt_version='p'))\n"
+        "assert a.text and 'litellm' not in sys.modules, sorted(sys.modules)\n"
+        "c = LLMClient(ClientConfig(model='openai/gpt-4o', api_base='http://127.0.0.1:9/v1'))\n"
+        "from empa_env.llm.client import direct_transport\n"
+        "assert not direct_transport(c.config) and 'litellm' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
