@@ -387,16 +387,20 @@ def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     return out
 
 
-def _paired_values(
-    a: pd.DataFrame, b: pd.DataFrame, metric: str
-) -> tuple[np.ndarray, np.ndarray] | None:
+class _Keyed:
+    """One model's ``metric`` by (case_id, seed), built once for all its pairs."""
+
+    def __init__(self, frame: pd.DataFrame, metric: str) -> None:
+        self.series = frame.set_index(["case_id", "seed"])[metric]
+        self.keys = frozenset(self.series.index)
+        self.unique = not self.series.index.has_duplicates
+
+
+def _paired_keyed(ka: _Keyed, kb: _Keyed) -> tuple[np.ndarray, np.ndarray] | None:
     """Values of both models aligned on (case_id, seed), or ``None`` if the designs differ."""
-    ka = a.set_index(["case_id", "seed"])[metric]
-    kb = b.set_index(["case_id", "seed"])[metric]
-    if ka.index.has_duplicates or kb.index.has_duplicates or set(ka.index) != set(kb.index):
+    if not (ka.unique and kb.unique) or ka.keys != kb.keys:
         return None
-    kb = kb.reindex(ka.index)
-    return ka.to_numpy(float), kb.to_numpy(float)
+    return ka.series.to_numpy(float), kb.series.reindex(ka.series.index).to_numpy(float)
 
 
 def _wilcoxon(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
@@ -435,9 +439,11 @@ def pairwise_tests(
     ``effect`` is the (matched-pairs) rank-biserial correlation, > 0 when ``model_a`` scores higher.
     """
     rows = []
+    frames = {m: episodes[episodes["model"] == m] for m in order}
+    keyed = {m: _Keyed(frame, metric) for m, frame in frames.items()}  # once per model
     for a, b in combinations(order, 2):
-        ea, eb = episodes[episodes["model"] == a], episodes[episodes["model"] == b]
-        paired = _paired_values(ea, eb, metric)
+        ea, eb = frames[a], frames[b]
+        paired = _paired_keyed(keyed[a], keyed[b])
         if paired is not None:
             test, (stat, p, effect), n = "Wilcoxon signed-rank", _wilcoxon(*paired), len(paired[0])
         else:
