@@ -50,7 +50,23 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
             options[key] = json.loads(value)
         except json.JSONDecodeError:
             options[key] = value
+    _check_client_options(options)
     return options
+
+
+def _check_client_options(options: dict[str, Any]) -> None:
+    """The client's options (timeout, retries, transport, ...) checked before the run starts: a
+    bad value is one ``error:`` line, not a traceback from the first role that builds a client."""
+    from dataclasses import fields
+
+    from empa_env.llm.client import ClientConfig
+
+    names = {f.name for f in fields(ClientConfig)} - {"model"}
+    given = {k: v for k, v in options.items() if k in names}
+    try:
+        ClientConfig(model="openai/check", **given)
+    except (TypeError, ValueError) as exc:
+        raise UserError(f"--llm-option: {exc}") from None
 
 
 def _open_store(run_dir: Path) -> RunStore:
@@ -294,12 +310,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         role_failures = role_failure_text(document["models"])
         if role_failures:  # failed calls of the judge, the Director, the Actor, per model
             info["role failures"] = "; ".join(line.strip() for line in role_failures)
-        export_jsonl(store, data_dir / "episodes.jsonl")
-        export_parquet(store, data_dir)
+        trajectories = store.trajectories()  # read and parsed once for the exports and report
+        export_jsonl(store, data_dir / "episodes.jsonl", trajectories)
+        export_parquet(store, data_dir, trajectories)
         print(leaderboard_text(document["models"]))
         try:
             judge = store.config.get("env", {}).get("roles", {}).get("judger")
-            html = build_report(episodes, store.trajectories(), out, run_info=info, judge=judge)
+            html = build_report(episodes, trajectories, out, run_info=info, judge=judge)
         except ValueError as exc:  # nothing rankable: every episode invalid
             print(f"error: {exc}", file=sys.stderr)
             return 1

@@ -39,3 +39,14 @@ def test_the_top_level_keeps_its_own_usage(capsys):
         assert exc.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("error: empa: unrecognized arguments: --bogus")
+
+
+def test_a_bad_client_option_is_one_error_line_before_the_run_exists(tmp_path, capsys):
+    out = tmp_path / "run"
+    for option in ("transport=bogus", "max_retries=-1", "timeout=0"):
+        argv = ["bench", "--policy", "scripted:attuned", "--judger", "llm:openai/x",
+                "--api-base", "http://127.0.0.1:9/v1", "--llm-option", option, "--out", str(out)]  # fmt: skip
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: --llm-option: "), err
+        assert not out.exists()

@@ -14,8 +14,12 @@ The roles set no ``max_concurrency`` of their own: each role's limit is sized fr
 and the script prints the limits used. Goal (issue 24): wall time within 1.3x of the critical path
 for 30 concurrent all-LLM episodes at 0.5 s latency.
 
+The run is made once per client transport (``--transport``, default both, side by side): the
+``openai`` SDK directly (``auto``, what a self-hosted OpenAI-compatible endpoint gets) and
+LiteLLM (``litellm``, what it got before and what every other provider gets).
+
 It then measures the client's CPU per call against the same server (no latency, one call at a
-time, ``--cpu-calls`` calls each): LiteLLM as the client layer calls it, LiteLLM with the logging
+time, ``--cpu-calls`` calls each, a request of ten turns of conversation): the client layer with each transport, LiteLLM with the logging
 work it lets a caller switch off, and the OpenAI SDK alone (the floor under any wrapper).
 """
 
@@ -64,11 +68,11 @@ def peak_in_flight(server: ScriptedLLMServer) -> int:
     return peak
 
 
-async def warm_up(api_base: str) -> None:
+async def warm_up(api_base: str, transport: str) -> None:
     """One call first, so LiteLLM's lazy imports are not timed."""
     from empa_env.llm.client import ClientConfig, LLMClient
 
-    client = LLMClient(ClientConfig(model=MODEL, api_base=api_base))
+    client = LLMClient(ClientConfig(model=MODEL, api_base=api_base, transport=transport))
     messages = [
         {"role": "system", "content": "You are the EMPA Actor."},
         {"role": "user", "content": "hi"},
@@ -76,7 +80,9 @@ async def warm_up(api_base: str) -> None:
     await client.complete(messages, role="actor", prompt_version="warm-up")
 
 
-def run(latency: float, concurrency: int, policy: str, max_turns: int | None) -> dict[str, Any]:
+def run(
+    latency: float, concurrency: int, policy: str, max_turns: int | None, transport: str = "auto"
+) -> dict[str, Any]:
     with ScriptedLLMServer(latency=latency) as server, tempfile.TemporaryDirectory() as tmp:
         spec = f"llm:{MODEL}"
         config = BenchConfig(
@@ -85,13 +91,18 @@ def run(latency: float, concurrency: int, policy: str, max_turns: int | None) ->
                 director=spec,
                 judger=spec,
                 max_turns=max_turns,
-                llm_options={"api_base": server.api_base, "timeout": 30 + latency * 4},
+                llm_options={
+                    "api_base": server.api_base,
+                    "timeout": 30 + latency * 4,
+                    "transport": transport,
+                },
             )
         )
 
-        async def timed() -> tuple[RunSummary, float]:
-            await warm_up(server.api_base)
+        async def timed() -> tuple[RunSummary, float, float]:
+            await warm_up(server.api_base, transport)
             server.reset_log()
+            cpu0 = time.process_time()
             start = time.perf_counter()
             result = await run_benchmark(
                 config,
@@ -101,9 +112,10 @@ def run(latency: float, concurrency: int, policy: str, max_turns: int | None) ->
                 progress=False,
                 policies=[load_policy(policy)],
             )
-            return result, time.perf_counter() - start
+            # this process's CPU over the run: runner, roles, client and the server's threads
+            return result, time.perf_counter() - start, time.process_time() - cpu0
 
-        summary, wall = asyncio.run(timed())
+        summary, wall, cpu = asyncio.run(timed())
         with RunStore(Path(tmp) / "run") as store:
             trajectories = list(store.trajectories().values())
         calls = [sequential_calls(t) for t in trajectories]
@@ -111,6 +123,8 @@ def run(latency: float, concurrency: int, policy: str, max_turns: int | None) ->
         peak = peak_in_flight(server)
     critical = max(calls) * latency
     return {
+        "transport": transport,
+        "cpu_s": round(cpu, 2),
         "episodes": summary.finished,
         "failed": summary.failed,
         "requests": requests,
@@ -141,22 +155,33 @@ def _cpu_per_call(make_call: Any, calls: int) -> float:
 
 
 def client_cpu(calls: int) -> dict[str, float]:
-    """CPU per call of LiteLLM (as used, and with its optional logging work off) and of the
-    OpenAI SDK on the same local server."""
+    """CPU per call of the client layer (each transport), of LiteLLM with its optional logging
+    work off, and of the OpenAI SDK alone, on the same local server."""
     from empa_env.llm.client import ClientConfig, LLMClient, _litellm
 
-    messages: list[Any] = [
-        {"role": "system", "content": "You are the EMPA Actor."},
-        {"role": "user", "content": "How was your day?"},
-    ]
+    # a mid-episode request: the role's instructions and ten turns of conversation
+    line = "It has been a long week and I keep going over what my manager said on Monday. "
+    messages: list[Any] = [{"role": "system", "content": "You are the EMPA Actor. " + line * 20}]
+    for turn in range(10):
+        messages.append({"role": "user", "content": f"({turn}) " + line * 2})
+        messages.append({"role": "assistant", "content": f"({turn}) That sounds heavy. " + line})
+    messages.append({"role": "user", "content": "How was your day?"})
     out: dict[str, float] = {}
     with ScriptedLLMServer(latency=0.0) as server:
-        client = LLMClient(ClientConfig(model=MODEL, api_base=server.api_base))
+        clients = {
+            transport: LLMClient(
+                ClientConfig(model=MODEL, api_base=server.api_base, transport=transport)
+            )
+            for transport in ("auto", "litellm")
+        }
 
-        def via_client() -> Any:
-            return client.complete(messages, role="actor", prompt_version="cpu", use_cache=False)
+        def via(transport: str) -> Any:
+            return lambda: clients[transport].complete(
+                messages, role="actor", prompt_version="cpu", use_cache=False
+            )
 
-        out["litellm_ms"] = _cpu_per_call(via_client, calls)
+        out["direct_ms"] = _cpu_per_call(via("auto"), calls)
+        out["litellm_ms"] = _cpu_per_call(via("litellm"), calls)
         litellm = _litellm()
         knobs = {"turn_off_message_logging": True, "disable_token_counter": True,
                  "disable_end_user_cost_tracking": True, "logging": False}  # fmt: skip
@@ -164,14 +189,12 @@ def client_cpu(calls: int) -> dict[str, float]:
         try:
             for k, v in knobs.items():
                 setattr(litellm, k, v)
-            out["litellm_trimmed_ms"] = _cpu_per_call(via_client, calls)
+            out["litellm_trimmed_ms"] = _cpu_per_call(via("litellm"), calls)
         finally:
             for k, v in saved.items():
                 setattr(litellm, k, v)
-        try:
-            from openai import AsyncOpenAI
-        except ImportError:  # pragma: no cover - LiteLLM depends on it
-            return out
+        from openai import AsyncOpenAI
+
         sdk = AsyncOpenAI(base_url=server.api_base, api_key="no-key", max_retries=0)
 
         def via_sdk() -> Any:
@@ -189,29 +212,35 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=30, help="episodes at once")
     parser.add_argument("--policy", default="scripted:attuned")
     parser.add_argument("--max-turns", type=int, default=None)
+    parser.add_argument(
+        "--transport", choices=("both", "auto", "litellm"), default="both",
+        help="client transport of the run: auto (openai SDK for this endpoint), litellm, both",
+    )  # fmt: skip
     parser.add_argument("--cpu-calls", type=int, default=200, help="calls per CPU measurement")
     parser.add_argument("--json", action="store_true", help="print one JSON line")
     args = parser.parse_args()
-    result: dict[str, Any] = run(args.latency, args.concurrency, args.policy, args.max_turns)
+    transports = ("auto", "litellm") if args.transport == "both" else (args.transport,)
+    runs = [run(args.latency, args.concurrency, args.policy, args.max_turns, t) for t in transports]
+    result: dict[str, Any] = {"runs": runs}
     if args.cpu_calls > 0:
         result["client_cpu_per_call"] = client_cpu(args.cpu_calls)
     if args.json:
         print(json.dumps(result))
         return
+    names = {"auto": "openai SDK direct (auto)", "litellm": "LiteLLM (transport=litellm)"}
+    first = runs[0]
     print(
-        f"{result['episodes']} episodes ({result['failed']} failed), {result['requests']} LLM "
-        f"requests (expected {result['expected_requests']}), latency {args.latency:.3f} s/call"
+        f"{first['episodes']} episodes per run, latency {args.latency:.3f} s/call, critical path "
+        f"{first['critical_path_s']:.2f} s ({first['longest_episode_calls']} sequential calls); "
+        f"limits: {first['per_role_limit']} requests in flight per role (Actor, Director, Judger "
+        f"each), from --concurrency {args.concurrency}; load average {os.getloadavg()[0]:.2f}"
     )
-    print(
-        f"critical path {result['critical_path_s']:.2f} s "
-        f"({result['longest_episode_calls']} sequential calls), wall {result['wall_s']:.2f} s, "
-        f"ratio {result['ratio']:.2f}x (goal <= 1.30x); peak {result['peak_in_flight']} requests "
-        "in flight"
-    )
-    print(
-        f"limits: {result['per_role_limit']} requests in flight per role (Actor, Director, Judger "
-        f"each), from --concurrency {args.concurrency}"
-    )
+    for r in runs:
+        print(
+            f"  {names[r['transport']]:28s} wall {r['wall_s']:6.2f} s  ratio {r['ratio']:.2f}x "
+            f"(goal <= 1.30x)  CPU {r['cpu_s']:6.2f} s  {r['requests']} requests (expected "
+            f"{r['expected_requests']}), {r['failed']} failed, peak {r['peak_in_flight']} in flight"
+        )
     cpu = result.get("client_cpu_per_call")
     if cpu:
         print(
@@ -219,8 +248,9 @@ def main() -> None:
             + ", ".join(
                 f"{name} {cpu[key]:.2f} ms"
                 for name, key in (
-                    ("LiteLLM as used", "litellm_ms"),
-                    ("LiteLLM, optional logging off", "litellm_trimmed_ms"),
+                    ("client via openai SDK (auto)", "direct_ms"),
+                    ("client via LiteLLM", "litellm_ms"),
+                    ("client via LiteLLM, optional logging off", "litellm_trimmed_ms"),
                     ("OpenAI SDK alone", "openai_sdk_ms"),
                 )
                 if key in cpu

@@ -201,19 +201,25 @@ def build_sections(
     used: set[str] = set()
     limits = F.trajectory_limits(trajectories)  # one scale for every model's panels
     progress = F.progress_limits(trajectories)
-    for m in order:
+    for m, *same in F.identical_trajectories(episodes, trajectories, order):
         slug = _slug(m)
         while slug in used:
             slug += "-x"
         used.add(slug)
+        names = F.series_label([m, *same])
         specs.append(
             (
                 f"fig16_trajectories_{slug}",
-                partial(F.fig_trajectory_projections, episodes, trajectories, m, limits, progress),
-                f"Fig. 16 - Trajectories of {m} on the A-C, C-P and A-P planes and their progress "
-                "towards the goal (the same axes for every model).",
+                partial(
+                    F.fig_trajectory_projections,
+                    episodes, trajectories, m, limits, progress, same_as=tuple(same),
+                ),
+                f"Fig. 16 - Trajectories of {names} on the A-C, C-P and A-P planes and their "
+                "progress towards the goal (the same axes for every model"
+                + ("; these models played exactly the same trajectories, drawn once)." if same
+                   else ")."),
             )
-        )
+        )  # fmt: skip
     sections.append(
         Section(
             "Trajectories in the C/A/P space",
@@ -225,7 +231,8 @@ def build_sections(
             "enough energy: it need not come near the origin; the dashed segments are that "
             "threshold at each successful end, the small disc the geometric goal. Green = "
             "success, amber = truncated, purple = director ended, red = failure. Every model "
-            "is drawn on the same axes.",
+            "is drawn on the same axes; models that played exactly the same trajectories (the "
+            "judge could not tell their replies apart) share one figure, named together.",
             figures=figs(*specs),
         )
     )
@@ -269,7 +276,7 @@ def build_sections(
 
 
 _DRAWERS: list[Callable[[], Figure]] = []
-#: Freeze the parent's objects (``gc.freeze``) while the forked workers draw (see
+#: Freeze the caller's objects (``gc.freeze``) while the figures are drawn (see
 #: :func:`render_figures`); False only to measure the difference (benchmarks/perf/perf_report.py).
 FREEZE_BEFORE_FORK = True
 
@@ -284,7 +291,13 @@ def render_figures(draws: list[Callable[[], Figure]], workers: int | None = None
     Drawing and ``savefig`` take most of a report's time and every figure is independent, so
     the figures are spread over up to 4 processes (the closures are inherited through ``fork``,
     nothing is pickled but the PNG bytes). Serial on one core, without ``fork``, or when other
-    threads run (forking them is unsafe).
+    threads run (forking them is unsafe: ``empa bench`` draws its report serially).
+
+    Either way the caller's objects are frozen first (``gc.freeze``): matplotlib makes garbage
+    by the thousand objects per figure, and every full collection would otherwise walk the whole
+    inherited heap too (pandas, the run's trajectories): a tenth less CPU drawing serially in a
+    small process, more in ``empa bench``'s large one; in forked workers it also spares the
+    copy-on-write of every page the collector touches. A caller's own freeze is left alone.
     """
     import gc
     import multiprocessing
@@ -293,18 +306,14 @@ def render_figures(draws: list[Callable[[], Figure]], workers: int | None = None
 
     workers = workers or min(4, len(os.sched_getaffinity(0)), len(draws))
     forkable = "fork" in multiprocessing.get_all_start_methods()
-    # fork copies one thread: only safe while this process has no other (e.g. LiteLLM's)
-    if workers < 2 or not forkable or threading.active_count() > 1:
-        return [figure_png(draw(), dpi=F.FIGURE_DPI) for draw in draws]
-    _DRAWERS[:] = draws
-    # Freeze this process's objects before forking: a worker's garbage collections then skip the
-    # inherited heap (pandas, matplotlib, the run's frames) instead of walking it and touching
-    # every page (copy-on-write): a sixth to a quarter less CPU time in the workers, less wall
-    # time too (benchmarks/perf/perf_report.py). A caller's own freeze is left alone.
     freeze = FREEZE_BEFORE_FORK and gc.get_freeze_count() == 0
     if freeze:
         gc.freeze()
     try:
+        # fork copies one thread: only safe while this process has no other (e.g. LiteLLM's)
+        if workers < 2 or not forkable or threading.active_count() > 1:
+            return [figure_png(draw(), dpi=F.FIGURE_DPI) for draw in draws]
+        _DRAWERS[:] = draws
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             # the biggest figures (the per-model trajectories) first, one at a time
             return pool.map(_draw_one, range(len(draws)), chunksize=1)
@@ -418,7 +427,7 @@ def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
     for i in range(out.shape[1]):
         column = out.iloc[:, i]
         if not pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
-            out.isetitem(i, column.astype(object).map(csv_cell_safe))
+            out.isetitem(i, column.astype(object).map(csv_cell_safe).to_numpy(object))
     out.columns = out.columns.map(_safe_label)
     out.index = out.index.map(_safe_label)
     return out

@@ -18,12 +18,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.artist import Artist  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
-from matplotlib.colors import BoundaryNorm, ListedColormap  # noqa: E402
+from matplotlib.colors import BoundaryNorm, ListedColormap, to_hex  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Circle, Patch  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from benchmarks.report.tables import (  # noqa: E402
     FACETS,
@@ -40,17 +42,18 @@ from epm.metrics import METRIC_NAMES  # noqa: E402
 from epm.rubric import AXES  # noqa: E402
 from epm.trajectory import Trajectory  # noqa: E402
 
-#: How the paper names the nine metrics (axis labels).
+#: How the paper names the nine metrics (axis labels; the tables' names, in plain text: TeX
+#: labels cost a mathtext parse and layout per text, a tenth of a figure's CPU).
 METRIC_LABELS: dict[str, str] = {
     "RDI": "RDI (%)",
-    "E_total": r"$E_{total}$",
-    "S_net": r"$S_{net}$ (raw levels)",
-    "rho": r"$\rho$ (energy / turn)",
-    "S_proj": r"$S_{proj}$",
-    "tau": r"$\tau$ (tortuosity)",
-    "R_pos": r"$R_{pos}$ (%)",
-    "mean_alignment": r"$\overline{\cos\theta}$",
-    "R_pen": r"$R_{pen}$ (penalty / point)",
+    "E_total": "E_total",
+    "S_net": "S_net (raw levels)",
+    "rho": "ρ (energy / turn)",
+    "S_proj": "S_proj",
+    "tau": "τ (tortuosity)",
+    "R_pos": "R_pos (%)",
+    "mean_alignment": "mean cos θ",
+    "R_pen": "R_pen (penalty / point)",
 }
 METRIC_GROUP: dict[str, str] = {
     "RDI": "Outcome",
@@ -116,9 +119,9 @@ _EXTRA_COLORS: tuple[str, ...] = (
 )  # fmt: skip
 
 
-def model_colors(order: Sequence[str]) -> dict[str, object]:
+def model_colors(order: Sequence[str]) -> dict[str, str]:
     """A fixed colour per model: tab10, then eight more distinct colours, then repeats."""
-    palette = [*plt.get_cmap("tab10").colors, *_EXTRA_COLORS]
+    palette = [to_hex(c) for c in plt.get_cmap("tab10")(range(10))] + list(_EXTRA_COLORS)
     return {m: palette[i % len(palette)] for i, m in enumerate(order)}
 
 
@@ -131,7 +134,7 @@ def identical_series(frame: pd.DataFrame, order: Sequence[str]) -> list[list[str
     """
     present = set(frame.index.get_level_values(0))
     groups: list[list[str]] = []
-    keys: list[pd.DataFrame] = []
+    keys: list[pd.DataFrame | pd.Series] = []
     for m in order:
         if m not in present:
             continue
@@ -153,6 +156,32 @@ def series_label(group: Sequence[str]) -> str:
     return " = ".join(group)
 
 
+def identical_trajectories(
+    episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], order: Sequence[str]
+) -> list[list[str]]:
+    """Models grouped by identical play, in ``order``: the same cases and seeds, each with the
+    same outcome and the same positions ``P_0 .. P_T`` (Fig. 16 draws such a group once).
+
+    Policies the judge cannot tell apart (``empty``, ``verbose``, ``judge_injection`` under the
+    offline judge) walk exactly the same paths; one figure labelled with every name says so,
+    where identical figures would make the reader compare them for differences."""
+    signatures: dict[str, tuple[object, ...]] = {}
+    for m in order:
+        rows = episodes[episodes["model"] == m].sort_values(["case_id", "seed"])
+        parts: list[object] = []
+        for key, case, seed, outcome in zip(
+            rows["episode_key"], rows["case_id"], rows["seed"], rows["outcome"], strict=True
+        ):
+            traj = trajectories.get(str(key))
+            path = traj.positions().round(9).tobytes() if traj is not None else b""
+            parts.append((str(case), int(seed), str(outcome), path))
+        signatures[m] = tuple(parts)
+    groups: dict[tuple[object, ...], list[str]] = {}
+    for m in order:
+        groups.setdefault(signatures[m], []).append(m)
+    return list(groups.values())
+
+
 def _short(name: str, width: int = 22) -> str:
     return name if len(name) <= width else name[: width - 1] + "…"
 
@@ -166,6 +195,13 @@ def _metric_values(episodes: pd.DataFrame, model: str, metric: str) -> np.ndarra
     values = pd.to_numeric(episodes.loc[episodes["model"] == model, metric], errors="coerce")
     arr = values.to_numpy(float)
     return arr[np.isfinite(arr)]
+
+
+def _few_ticks(ax: Axes, bins: int = 5) -> None:
+    """At most ``bins`` + 1 labelled ticks per axis: enough to read a position, and each tick is
+    a handful of artists to lay out and draw (most of a figure's CPU is its ticks and texts)."""
+    ax.xaxis.set_major_locator(MaxNLocator(bins))
+    ax.yaxis.set_major_locator(MaxNLocator(bins))
 
 
 def _log_if_skewed(ax: Axes, metric: str, values: np.ndarray) -> None:
@@ -269,13 +305,14 @@ def fig_case_status_heatmap(episodes: pd.DataFrame, order: Sequence[str] | None 
         image = ax.imshow(
             np.ma.masked_invalid(share.to_numpy()), cmap=cmap, vmin=0, vmax=1, aspect="auto"
         )
+        shares, successes = share.to_numpy(float), k.to_numpy(float)
         for (i, j), total in np.ndenumerate(n.to_numpy(float)):
             if np.isfinite(total):
-                dark = not 0.2 <= share.iat[i, j] <= 0.8
+                dark = not 0.2 <= shares[i, j] <= 0.8
                 ax.text(
                     j,
                     i,
-                    f"{int(k.iat[i, j])}/{int(total)}",
+                    f"{int(successes[i, j])}/{int(total)}",
                     ha="center",
                     va="center",
                     fontsize=6.5,
@@ -285,7 +322,7 @@ def fig_case_status_heatmap(episodes: pd.DataFrame, order: Sequence[str] | None 
         title = "Fig. 14 - Successful seeds per model and case (k / n)"
     ax.set_xticks(range(len(cases)), cases, rotation=90, fontsize=7)
     ax.set_yticks(range(len(order)), [_short(m, 28) for m in order], fontsize=9)
-    ax.set_xlabel(r"case (ordered by initial deficit $\|P_0\|$, harder to the right)")
+    ax.set_xlabel("case (ordered by initial deficit ‖P₀‖, harder to the right)")
     ax.set_ylabel("model")
     ax.set_title(title)
     return fig
@@ -294,7 +331,9 @@ def fig_case_status_heatmap(episodes: pd.DataFrame, order: Sequence[str] | None 
 def _nine_metric_grid(n_models: int, height: float) -> tuple[Figure, np.ndarray]:
     """A 3 x 3 grid, one panel per EPM metric, wide enough for ``n_models`` groups."""
     width = max(11.0, 3.0 + 1.05 * n_models * 3 / 2)
-    return plt.subplots(3, 3, figsize=(min(width, 22.0), height), layout="constrained")
+    # one model axis per column: the names under the bottom row only (every panel repeating
+    # them cost a third of these figures' drawing and said nothing new)
+    return plt.subplots(3, 3, figsize=(min(width, 22.0), height), layout="constrained", sharex=True)
 
 
 # --- Fig. 12: box plots of the nine metrics -------------------------------------------------
@@ -379,7 +418,7 @@ def fig_case_scatter(
     style = {g[0]: (colors[g[0]], MARKERS[order.index(g[0]) % len(MARKERS)]) for g in groups}
     for ax, metric in zip(axes.flat, metrics, strict=False):
         for k, group in enumerate(groups):
-            series = means.loc[group[0], metric].dropna()
+            series = means.xs(group[0], level="model")[metric].dropna()
             xs = np.array([x_of[c] for c in series.index]) + offsets[k]
             color, marker = style[group[0]]
             ax.scatter(
@@ -402,7 +441,7 @@ def fig_case_scatter(
     for ax in axes[-1]:
         ax.set_xticks(range(len(cases)), cases, rotation=90, fontsize=7)
         ax.tick_params(axis="x", labelbottom=True)
-        ax.set_xlabel(r"case (ordered by $\|P_0\|$, harder to the right)", fontsize=9)
+        ax.set_xlabel("case (ordered by ‖P₀‖, harder to the right)", fontsize=9)
     handles = [
         Line2D(
             [],
@@ -536,6 +575,7 @@ def fig_trajectory_projections(
     model: str,
     limits: tuple[float, float] | None = None,
     progress_range: tuple[float, float] | None = None,
+    same_as: Sequence[str] = (),
 ) -> Figure:
     """One model's trajectories ``P_0 .. P_T`` on the A-C, C-P and A-P planes, and their progress.
 
@@ -545,7 +585,8 @@ def fig_trajectory_projections(
     shows that projection per turn, scaled by ``||P_0||``, with the threshold line; in the planes
     each successful episode's half-space boundary ``P . v* = -eps_dir`` is drawn (dashed) at its
     end. ``limits`` / ``progress_range`` fix the axes (the report passes one range for every
-    model, so that panels compare); default: this model's own range.
+    model, so that panels compare); default: this model's own range. ``same_as``: models that
+    played exactly the same trajectories (:func:`identical_trajectories`), named in the title.
     """
     rows = episodes[episodes["model"] == model]
     picked = [
@@ -609,6 +650,7 @@ def fig_trajectory_projections(
         ax.set_xlabel(f"{h} ({AXIS_NAMES[h]} state; 0 = need met)")
         ax.set_ylabel(f"{v} ({AXIS_NAMES[v]} state; 0 = need met)")
         ax.set_title(f"{h}-{v} plane")
+        _few_ticks(ax)
         ax.grid(alpha=0.25)
     ax = axes[3]
     ax.axhspan(-SUCCESS_ALPHA, 10.0, color="#1b9e3a", alpha=0.12, zorder=0)
@@ -627,17 +669,17 @@ def fig_trajectory_projections(
     ax.set_ylim(
         *(progress_range or progress_limits({str(i): t for i, (t, _) in enumerate(picked)}))
     )
+    _few_ticks(ax)
+    ax.xaxis.set_major_locator(MaxNLocator(5, integer=True))  # turns are whole numbers
     ax.set_xlabel("turn")
-    ax.set_ylabel(r"progress $P_t \cdot v^*_t\,/\,\|P_0\|$  (-1 = start, 0 = goal)")
-    ax.set_title(
-        "Positional success: progress reaches -0.1 (and $E_{total} \\geq \\|P_0\\|$)", fontsize=10
-    )
+    ax.set_ylabel("progress Pₜ · v*ₜ / ‖P₀‖  (-1 = start, 0 = goal)")
+    ax.set_title("Positional success: progress reaches -0.1 (and E_total ≥ ‖P₀‖)", fontsize=10)
     ax.grid(alpha=0.25)
     outcomes = sorted(
         {o for _, o in paths},
         key=lambda o: list(OUTCOME_COLORS).index(o) if o in OUTCOME_COLORS else 99,
     )
-    handles = [
+    handles: list[Artist] = [
         Line2D(
             [],
             [],
@@ -654,23 +696,23 @@ def fig_trajectory_projections(
             markerfacecolor="none",
             markeredgecolor="black",
             linestyle="",
-            label=r"start $P_0$",
+            label="start P₀",
         ),
-        Line2D([], [], marker="X", color="black", linestyle="", label=r"end $P_T$"),
+        Line2D([], [], marker="X", color="black", linestyle="", label="end P_T"),
         Line2D(
             [], [], marker="*", color="black", linestyle="", markersize=10, label="origin (goal)"
         ),
         Patch(
             color="#1b9e3a",
             alpha=0.3,
-            label=r"geometric success $\|P\| \leq 0.1\|P_0\|$ (median case)",
+            label="geometric success ‖P‖ ≤ 0.1 ‖P₀‖ (median case)",
         ),
         Line2D(
             [],
             [],
             color=OUTCOME_COLORS["success"],
             linestyle="--",
-            label=r"positional success threshold $P \cdot v^* = -0.1\|P_0\|$",
+            label="positional success threshold P · v* = -0.1 ‖P₀‖",
         ),
     ]
     fig.legend(
@@ -682,9 +724,11 @@ def fig_trajectory_projections(
         fontsize=9,
     )
     scale = "common scale for every model" if limits is not None else "this model's scale"
+    name = series_label([model, *same_as])
+    same = "; identical play, drawn once" if same_as else ""
     fig.suptitle(
-        f"Fig. 16 - Trajectories of {model} in the C/A/P deficit space ({len(paths)} episodes; "
-        f"{scale})",
+        f"Fig. 16 - Trajectories of {name} in the C/A/P deficit space ({len(paths)} episodes"
+        f"{' each' if same_as else ''}; {scale}{same})",
         fontsize=13,
     )
     return fig
@@ -718,7 +762,7 @@ def fig_profile_heatmap(
         gridspec_kw={"width_ratios": widths},
         sharey=True,
     )
-    cells = np.concatenate([t.to_numpy(float).ravel() for t in tables.values()] or [[]])
+    cells = np.concatenate([t.to_numpy(float).ravel() for t in tables.values()] or [np.empty(0)])
     top = max(100.0, float(np.nanmax(cells))) if np.isfinite(cells).any() else 100.0
     cmap = plt.get_cmap("viridis").with_extremes(bad="#ffffff")
     image = None

@@ -56,7 +56,8 @@ def run_labels(run_dirs: Sequence[Path]) -> list[str]:
 def run_facets(config: dict[str, Any]) -> dict[str, Any]:
     """The suite, roles and preset of a run's stored configuration (a benchmark run keeps the
     roles and preset inside its ``env`` block; an imported run at the top level)."""
-    env = config.get("env") if isinstance(config.get("env"), dict) else {}
+    stored_env = config.get("env")
+    env: dict[str, Any] = stored_env if isinstance(stored_env, dict) else {}
     preset = env.get("preset", config.get("preset"))
     if isinstance(preset, dict):
         preset = preset.get("name", preset)
@@ -79,13 +80,13 @@ def _describe_roles(roles: Any) -> str:
 
 def load_runs(run_dirs: Sequence[str | Path]) -> RunSet:
     """Read the stores of ``run_dirs`` and put their episodes side by side."""
-    run_dirs = [Path(p) for p in run_dirs]
-    for run_dir in run_dirs:
+    dirs = [Path(p) for p in run_dirs]
+    for run_dir in dirs:
         if not (run_dir / DB_NAME).exists():
             raise FileNotFoundError(f"{run_dir} is not a run directory (no {DB_NAME})")
-    labels = run_labels(run_dirs)
+    labels = run_labels(dirs)
     frames, configs, trajectories, runs = [], [], {}, {}
-    for label, run_dir in zip(labels, run_dirs, strict=True):
+    for label, run_dir in zip(labels, dirs, strict=True):
         with RunStore(run_dir, read_only=True) as store:
             frame = store.episodes_frame()
             config = store.config

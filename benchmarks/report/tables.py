@@ -289,7 +289,8 @@ def index_means_table(
     if still is not None:
         frame["never moved"] = still.reindex(frame.index, fill_value=0).astype(int)
         sizes = episodes.groupby("model").size().reindex(frame.index)
-        flagged = [m for m in frame.index if frame.at[m, "never moved"] > 0]
+        never = {str(m): int(n) for m, n in frame["never moved"].items()}
+        flagged = [m for m, n in never.items() if n > 0]
         note += (
             " 'never moved' counts episodes whose trajectory did not move at all (every v_t = 0): "
             "by the reference's definition their tau is 1 and Idx_tau 100, which is no detour "
@@ -298,7 +299,7 @@ def index_means_table(
         if flagged:
             note += (
                 " Here: "
-                + "; ".join(f"{m} {frame.at[m, 'never moved']} of {int(sizes[m])}" for m in flagged)
+                + "; ".join(f"{m} {never[m]} of {int(sizes[m])}" for m in flagged)
                 + " (read their Efficiency and Idx_tau as 'did nothing')."
             )
     return ReportTable("table8_indices", "Table 8 - EPM-Q indices (per-model means)", frame, note)
@@ -373,7 +374,7 @@ def summary_table(episodes: pd.DataFrame, order: Sequence[str]) -> ReportTable:
 
 
 # --- significance ---------------------------------------------------------------------------
-def holm(p_values: Sequence[float]) -> np.ndarray:
+def holm(p_values: Sequence[float] | np.ndarray) -> np.ndarray:
     """Holm-Bonferroni step-down adjusted p-values (NaN entries stay NaN and do not count)."""
     p = np.asarray(p_values, dtype=float)
     out = np.full_like(p, np.nan)
@@ -386,16 +387,20 @@ def holm(p_values: Sequence[float]) -> np.ndarray:
     return out
 
 
-def _paired_values(
-    a: pd.DataFrame, b: pd.DataFrame, metric: str
-) -> tuple[np.ndarray, np.ndarray] | None:
+class _Keyed:
+    """One model's ``metric`` by (case_id, seed), built once for all its pairs."""
+
+    def __init__(self, frame: pd.DataFrame, metric: str) -> None:
+        self.series = frame.set_index(["case_id", "seed"])[metric]
+        self.keys = frozenset(self.series.index)
+        self.unique = not self.series.index.has_duplicates
+
+
+def _paired_keyed(ka: _Keyed, kb: _Keyed) -> tuple[np.ndarray, np.ndarray] | None:
     """Values of both models aligned on (case_id, seed), or ``None`` if the designs differ."""
-    ka = a.set_index(["case_id", "seed"])[metric]
-    kb = b.set_index(["case_id", "seed"])[metric]
-    if ka.index.has_duplicates or kb.index.has_duplicates or set(ka.index) != set(kb.index):
+    if not (ka.unique and kb.unique) or ka.keys != kb.keys:
         return None
-    kb = kb.reindex(ka.index)
-    return ka.to_numpy(float), kb.to_numpy(float)
+    return ka.series.to_numpy(float), kb.series.reindex(ka.series.index).to_numpy(float)
 
 
 def _wilcoxon(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
@@ -434,9 +439,11 @@ def pairwise_tests(
     ``effect`` is the (matched-pairs) rank-biserial correlation, > 0 when ``model_a`` scores higher.
     """
     rows = []
+    frames = {m: episodes[episodes["model"] == m] for m in order}
+    keyed = {m: _Keyed(frame, metric) for m, frame in frames.items()}  # once per model
     for a, b in combinations(order, 2):
-        ea, eb = episodes[episodes["model"] == a], episodes[episodes["model"] == b]
-        paired = _paired_values(ea, eb, metric)
+        ea, eb = frames[a], frames[b]
+        paired = _paired_keyed(keyed[a], keyed[b])
         if paired is not None:
             test, (stat, p, effect), n = "Wilcoxon signed-rank", _wilcoxon(*paired), len(paired[0])
         else:

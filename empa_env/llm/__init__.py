@@ -10,7 +10,9 @@ client layer they share (retries, timeouts, per-model concurrency, SQLite cache,
 Options: the client's (``api_base``, ``api_key``, ``api_key_env``, ``timeout``, ``max_retries``,
 ``backoff_base``, ``backoff_cap``, ``retry_after_cap``, ``max_concurrency`` (per role; default
 the run's episode concurrency), ``temperature``, ``max_tokens``, ``seed``,
-``cache_path``, ``price_per_mtok``, ``extra_params``), ``ledger`` (a shared
+``cache_path``, ``price_per_mtok``, ``extra_params``, ``max_answer_chars``, ``transport``:
+``"auto"`` sends a self-hosted OpenAI-compatible endpoint through the ``openai`` SDK directly,
+``"litellm"`` through LiteLLM), ``ledger`` (a shared
 :class:`UsageLedger` for the run), ``max_repairs``, and the role's own (e.g. the Director's
 ``function_calling``). Options a role does not take are ignored for that role, so one
 ``llm_options`` dict serves all three roles; unknown names raise ``TypeError``.

@@ -1,4 +1,12 @@
-"""The one client layer every LLM role goes through (LiteLLM ``acompletion``).
+"""The one client layer every LLM role goes through (LiteLLM model names, LiteLLM ``acompletion``).
+
+Models are named as LiteLLM names them (``openai/gpt-4o``, ``hosted_vllm/NAME``, ...). A
+self-hosted OpenAI-compatible endpoint (``openai/NAME`` or ``hosted_vllm/NAME`` with an
+``api_base``, a model LiteLLM has no price for) is called through the ``openai`` SDK that LiteLLM
+itself uses, with one SDK client per endpoint and event loop (:func:`direct_transport`): the
+same request and the same retries, timeouts, failure records and answer cap, at less than half
+of LiteLLM's client CPU per call (``benchmarks/perf/perf_llm_concurrency.py``), which is what
+limits a run of many concurrent episodes. ``ClientConfig(transport="litellm")`` forces LiteLLM.
 
 It owns everything about *calling* a model, so roles only build messages and parse answers:
 
@@ -41,6 +49,8 @@ from empa_env.secrets import remember_secret, scrub
 #: The default cap on one answer's size (characters of text and tool-call arguments); a role's
 #: answers are a few thousand characters, a misbehaving server's can be megabytes.
 MAX_ANSWER_CHARS = 100_000
+#: How :class:`LLMClient` may reach a model (:attr:`ClientConfig.transport`).
+TRANSPORTS: tuple[str, ...] = ("auto", "litellm")
 #: HTTP statuses worth another try.
 RETRYABLE_STATUS: frozenset[int] = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 520, 529})
 
@@ -73,6 +83,16 @@ def clear_auth_failure() -> None:
     _AUTH_FAILURE.clear()
 
 
+class UnreadableAnswerError(ValueError):
+    """A 200 answer that is no chat completion (an HTML error page, an empty ``choices``)."""
+
+
+#: How OpenAI-compatible servers say that a prompt is too long (a 400).
+_CONTEXT_WINDOW = re.compile(
+    r"context_length_exceeded|maximum context length|context window|too many tokens", re.I
+)
+
+
 def classify_error(exc: BaseException) -> tuple[str, bool]:
     """``(kind, retryable)`` for an exception raised by a provider call."""
     if isinstance(exc, asyncio.TimeoutError | TimeoutError):
@@ -98,7 +118,11 @@ def classify_error(exc: BaseException) -> tuple[str, bool]:
         "UnprocessableEntityError": ("bad_request", False),
         "BadRequestError": ("bad_request", False),
         "BudgetExceededError": ("budget", False),
+        "UnreadableAnswerError": ("server_error", True),
+        "APIResponseValidationError": ("server_error", True),
     }
+    if name == "BadRequestError" and _CONTEXT_WINDOW.search(str(exc)):
+        return "context_window", False  # as LiteLLM maps it
     for klass in type(exc).__mro__:
         if klass.__name__ in by_name:
             return by_name[klass.__name__]
@@ -279,6 +303,10 @@ class ClientConfig:
     #: The longest answer taken (text and tool-call arguments, in characters): a longer one is a
     #: recorded failure (kind ``oversized``), never stored or parsed, whatever the server sent.
     max_answer_chars: int = MAX_ANSWER_CHARS
+    #: ``"auto"``: a self-hosted OpenAI-compatible endpoint through the ``openai`` SDK directly,
+    #: anything else through LiteLLM (:func:`direct_transport`); ``"litellm"``: always LiteLLM.
+    #: Either gives the same answers, retries and records; not part of a run's fingerprint.
+    transport: str = "auto"
 
     def __post_init__(self) -> None:
         if not self.model:
@@ -291,6 +319,10 @@ class ClientConfig:
             raise ValueError("retry_after_cap >= 0 is required")
         if self.max_answer_chars < 1:
             raise ValueError("max_answer_chars must be >= 1")
+        if self.transport not in TRANSPORTS:
+            raise ValueError(
+                f"transport must be one of {', '.join(TRANSPORTS)}, got {self.transport!r}"
+            )
 
     def resolved_api_key(self) -> str | None:
         if self.api_key:
@@ -455,6 +487,158 @@ async def _capped(coro: Any, cap: float) -> Any:
     task.cancel()
     task.add_done_callback(lambda t: t.cancelled() or t.exception())  # never "never retrieved"
     raise TimeoutError(f"no answer within {cap:.1f} s")
+
+
+# --------------------------------------------------------------------------------------------
+# the direct transport: a self-hosted OpenAI-compatible endpoint through the openai SDK
+# --------------------------------------------------------------------------------------------
+#: LiteLLM providers that are plain OpenAI-compatible HTTP when given an ``api_base``, and the
+#: environment variable LiteLLM reads their key from.
+DIRECT_PROVIDERS: dict[str, str] = {
+    "openai": "OPENAI_API_KEY",
+    "hosted_vllm": "HOSTED_VLLM_API_KEY",
+}
+#: Request parameters the direct transport sends as they are (LiteLLM sends them unchanged to
+#: these providers too); a request with any other parameter goes through LiteLLM.
+DIRECT_PARAMS: frozenset[str] = frozenset(
+    {
+        "temperature", "max_tokens", "seed", "top_p", "stop", "n", "presence_penalty",
+        "frequency_penalty", "logit_bias", "response_format", "tools", "tool_choice", "user",
+        "logprobs", "top_logprobs", "parallel_tool_calls",
+    }
+)  # fmt: skip
+_PRICED: dict[str, bool] = {}
+
+
+def _price_table() -> Mapping[str, Any]:
+    """LiteLLM's model price table, without importing LiteLLM when it is not loaded yet.
+
+    The client reads LiteLLM's bundled table (``LITELLM_LOCAL_MODEL_COST_MAP``, which
+    :func:`_litellm` sets), so reading that file gives the same table; a run whose every call
+    goes through the direct transport then never pays LiteLLM's import (seconds of CPU on a
+    busy machine, in every process and Ray worker)."""
+    import sys
+
+    loaded = sys.modules.get("litellm")
+    if loaded is not None and isinstance(getattr(loaded, "model_cost", None), dict):
+        return loaded.model_cost  # type: ignore[no-any-return]
+    from importlib.util import find_spec
+    from pathlib import Path
+
+    spec = find_spec("litellm")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = Path(folder) / "model_prices_and_context_window_backup.json"
+        try:
+            table = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(table, dict):
+            return table
+    return getattr(_litellm(), "model_cost", {}) or {}
+
+
+def _priced_by_litellm(model: str) -> bool:
+    """Whether LiteLLM has a price (and so maybe parameter rules) for ``model``: such a model
+    (``openai/gpt-4o`` through a proxy) stays with LiteLLM, which prices and adapts its calls."""
+    if model not in _PRICED:
+        table = _price_table()
+        name = model.split("/", 1)[1]
+        _PRICED[model] = model in table or name in table
+    return _PRICED[model]
+
+
+def direct_transport(cfg: ClientConfig, params: Mapping[str, Any] | None = None) -> bool:
+    """Whether a request of ``cfg`` goes through the ``openai`` SDK directly.
+
+    Only a self-hosted OpenAI-compatible endpoint qualifies: ``openai/NAME`` or
+    ``hosted_vllm/NAME`` with an ``api_base``, a model LiteLLM has no price for (LiteLLM would
+    send the request unchanged and price it at 0), no parameter outside :data:`DIRECT_PARAMS`,
+    and ``transport="auto"``. LiteLLM's answer and the SDK's have the same fields, the SDK's
+    errors the same class names and statuses (:func:`classify_error`), and the request is the
+    same JSON; what is skipped is LiteLLM's per-call logging, cost and response conversion.
+    """
+    if cfg.transport != "auto" or not cfg.api_base or "/" not in cfg.model:
+        return False
+    if cfg.model.split("/", 1)[0] not in DIRECT_PROVIDERS:
+        return False
+    if any(
+        key not in DIRECT_PARAMS for key in (params if params is not None else cfg.extra_params)
+    ):
+        return False
+    return not _priced_by_litellm(cfg.model)
+
+
+#: One SDK client per event loop, endpoint and key (an HTTP connection pool belongs to the loop
+#: that opened it); dropped with the loop.
+_SDK_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _sdk_client(api_base: str, api_key: str) -> Any:
+    from openai import AsyncOpenAI
+
+    loop = asyncio.get_running_loop()
+    with _LIMITS_LOCK:
+        table = _SDK_CLIENTS.setdefault(loop, {})
+        key = (api_base, api_key)
+        if key not in table:
+            # no retries of its own: LLMClient retries, counts and backs off
+            table[key] = AsyncOpenAI(base_url=api_base, api_key=api_key, max_retries=0)
+        return table[key]
+
+
+def _plain_post() -> Callable[[Any, dict[str, Any], float], Any] | None:
+    """``POST /chat/completions`` with the body as it is, parsed into the SDK's ChatCompletion.
+
+    ``chat.completions.create`` first walks the whole request against its TypedDicts (field
+    aliases, file uploads; none apply to a chat of plain JSON messages): most of the SDK's CPU
+    per call, growing with the conversation (2-5 ms a call at 30 turns). The body the client
+    builds is already the JSON a chat completion takes, and the server receives the same
+    request either way (tests/llm/test_client.py compares them)."""
+    try:
+        from openai._base_client import make_request_options
+        from openai.types.chat import ChatCompletion
+    except ImportError:  # pragma: no cover - other openai releases
+        return None
+    try:
+        make_request_options(timeout=1.0, security={"bearer_auth": True})
+        secured = True
+    except TypeError:  # pragma: no cover - releases without per-request security options
+        secured = False
+
+    async def post(client: Any, body: dict[str, Any], timeout: float) -> Any:
+        extra: dict[str, Any] = {"security": {"bearer_auth": True}} if secured else {}
+        options = make_request_options(timeout=timeout, **extra)
+        return await client.post(
+            "/chat/completions", cast_to=ChatCompletion, body=body, options=options
+        )
+
+    return post
+
+
+async def _direct_completion(
+    cfg: ClientConfig, messages: list[dict[str, Any]], params: dict[str, Any], api_key: str | None
+) -> Any:
+    """One chat completion from ``cfg.api_base`` through the ``openai`` SDK (no retry).
+
+    The key is the caller's, else the provider's environment variable (as LiteLLM reads it),
+    else a placeholder that is no credential (a local server needs *some* bearer token)."""
+    provider, name = cfg.model.split("/", 1)
+    key = api_key or os.environ.get(DIRECT_PROVIDERS[provider]) or "no-key"
+    client = _sdk_client(str(cfg.api_base), key)
+    post = _plain_post()
+    if post is None:  # an openai release without the helpers below: the typed call
+        response = await client.chat.completions.create(
+            model=name, messages=messages, timeout=cfg.timeout, **params
+        )
+    else:
+        response = await post(client, {"model": name, "messages": messages, **params}, cfg.timeout)
+    if not getattr(response, "choices", None):
+        raise UnreadableAnswerError(
+            f"the server's answer is no chat completion: {str(response)[:200]!r}"
+        )
+    return response
 
 
 def _litellm() -> Any:
@@ -633,7 +817,8 @@ class LLMClient:
         messages = [{"role": "user", "content": "Reply with the word OK."}]
         secret = cfg.resolved_api_key()
         remember_secret(secret)
-        _litellm()
+        if not direct_transport(cfg, params):
+            _litellm()
         kind, message, wait_hint = "other", "", None
         for attempt in range(cfg.max_retries + 1):
             if attempt:
@@ -672,7 +857,8 @@ class LLMClient:
         secret = cfg.resolved_api_key()
         remember_secret(secret)
         semaphore = model_semaphore(f"{self.limit_key}/{role}", self.concurrency_limit())
-        _litellm()  # import before any timer starts: the first import takes seconds
+        if not direct_transport(cfg, params):
+            _litellm()  # import before any timer starts: the first import takes seconds
         last_kind, last_message = "other", ""
         wait_hint: float | None = None  # the server's Retry-After on the last failure
         for attempt in range(cfg.max_retries + 1):
@@ -739,6 +925,8 @@ class LLMClient:
     async def _acompletion(
         self, messages: list[dict[str, Any]], params: dict[str, Any], api_key: str | None
     ) -> Any:
+        """One request, no retry: through the ``openai`` SDK for a self-hosted OpenAI-compatible
+        endpoint (:func:`direct_transport`), through LiteLLM otherwise."""
         cfg = self.config
         kwargs: dict[str, Any] = dict(params)
         if cfg.api_base:
@@ -750,6 +938,8 @@ class LLMClient:
             # credential and exists only for the request. When the provider's variable is set
             # (a proxy, a hosted endpoint), LiteLLM reads the real key from it instead.
             kwargs["api_key"] = "no-key"
+        if direct_transport(cfg, params):
+            return await _direct_completion(cfg, messages, params, api_key)
         return await _litellm().acompletion(
             model=cfg.model, messages=messages, timeout=cfg.timeout, num_retries=0, **kwargs
         )

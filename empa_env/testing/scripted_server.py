@@ -59,6 +59,8 @@ class RequestRecord:
     json_mode: bool
     started: float
     finished: float = 0.0
+    #: The request's JSON body as sent (messages and parameters), to compare clients.
+    body: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -434,6 +436,7 @@ class _Handler(BaseHTTPRequestHandler):
             model=str(body.get("model", "")),
             tools=bool(body.get("tools")),
             json_mode=(body.get("response_format") or {}).get("type") == "json_object",
+            body=body,
             started=time.monotonic(),
         )
         if state.reject_tools and body.get("tools"):

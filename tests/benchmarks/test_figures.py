@@ -81,7 +81,11 @@ def test_identical_series_are_drawn_once_and_labelled_with_every_name(run, drawn
 def test_fig16_panels_share_limits_and_draw_the_success_threshold(run, drawn) -> None:
     episodes, trajectories = run
     trajectory_figs = [f for name, f in drawn.items() if name.startswith("fig16_")]
-    assert len(trajectory_figs) == 3  # one per model
+    # one per model, the twins that played exactly the same trajectories drawn once
+    assert len(trajectory_figs) == 2
+    titles = [f.get_suptitle() for f in trajectory_figs]
+    assert "attuned" in titles[0] and "lecturer = lecturer_twin" in titles[1]
+    assert "identical play, drawn once" in titles[1] and "identical" not in titles[0]
     planes = {(ax.get_xlim(), ax.get_ylim()) for f in trajectory_figs for ax in f.axes[:3]}
     assert len(planes) == 1  # the same scale on every plane of every model
     ((xlim, ylim),) = planes
@@ -96,6 +100,24 @@ def test_fig16_panels_share_limits_and_draw_the_success_threshold(run, drawn) ->
         assert thresholds and thresholds[0].get_linestyle() == "--"
         assert any("positional success threshold" in t for t in _legend_texts(fig))
         assert not any("goal zone" in t for t in _legend_texts(fig))
+
+
+def test_models_with_the_same_trajectories_are_grouped_and_no_others(run) -> None:
+    episodes, trajectories = run
+    order = T.model_order(episodes)
+    groups = F.identical_trajectories(episodes, trajectories, order)
+    assert sorted(map(sorted, groups)) == [["attuned"], ["lecturer", "lecturer_twin"]]
+    # one episode of the twin ending otherwise: no longer the same play
+    changed = episodes.copy()
+    twin = changed.index[changed["model"] == "lecturer_twin"][0]
+    changed.loc[twin, "outcome"] = (
+        "success" if changed.loc[twin, "outcome"] != "success" else "failure"
+    )
+    assert sorted(map(sorted, F.identical_trajectories(changed, trajectories, order))) == [
+        ["attuned"],
+        ["lecturer"],
+        ["lecturer_twin"],
+    ]
 
 
 def test_fig16_draws_each_successful_episodes_half_space(run) -> None:

@@ -1,9 +1,13 @@
 """The client layer against a real HTTP server on localhost: retries, classification, timeouts,
-the per-model concurrency limit, the cache and the accounting."""
+the per-model concurrency limit, the cache and the accounting.
+
+The faults run through both transports (the ``openai`` SDK directly, which a self-hosted
+endpoint gets by default, and LiteLLM): they must retry, fail and record alike."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -21,6 +25,12 @@ MSGS = [
 ]
 
 
+@pytest.fixture(params=["auto", "litellm"])
+def transport(request) -> str:
+    """``auto``: this endpoint goes through the openai SDK directly; ``litellm``: LiteLLM."""
+    return request.param
+
+
 def _client(opts, **changes) -> LLMClient:
     options = {"model": MODEL, **opts, **changes}
     return LLMClient(ClientConfig(**options))
@@ -31,8 +41,8 @@ def _complete(client: LLMClient, messages=MSGS, **kwargs):
 
 
 @pytest.mark.parametrize("fault", ["http_500", "http_503", "http_429", "garbage", "drop", "slow"])
-def test_transient_faults_are_retried_and_recovered(server, opts, fault):
-    client = _client(opts)
+def test_transient_faults_are_retried_and_recovered(server, opts, fault, transport):
+    client = _client(opts, transport=transport)
     server.inject(fault, times=1)
     result = _complete(client)
     assert '"A_Prog_level": 1' in result.text
@@ -44,8 +54,8 @@ def test_transient_faults_are_retried_and_recovered(server, opts, fault):
     assert usage.retries == expected_requests - 1
 
 
-def test_timeout_is_retried(server, opts):
-    client = _client(opts, timeout=0.5)
+def test_timeout_is_retried(server, opts, transport):
+    client = _client(opts, timeout=0.5, transport=transport)
     server.inject("timeout", times=1)
     result = _complete(client)
     assert result.attempts == 2
@@ -53,8 +63,8 @@ def test_timeout_is_retried(server, opts):
 
 
 @pytest.mark.parametrize("fault,kind", [("http_400", "bad_request"), ("http_401", "auth")])
-def test_fatal_errors_are_not_retried(server, opts, fault, kind):
-    client = _client(opts)
+def test_fatal_errors_are_not_retried(server, opts, fault, kind, transport):
+    client = _client(opts, transport=transport)
     server.inject(fault, times=1)
     with pytest.raises(LLMCallError) as info:
         _complete(client)
@@ -62,8 +72,8 @@ def test_fatal_errors_are_not_retried(server, opts, fault, kind):
     assert len(server.requests) == 1
 
 
-def test_retries_are_bounded(server, opts):
-    client = _client(opts, max_retries=2)
+def test_retries_are_bounded(server, opts, transport):
+    client = _client(opts, max_retries=2, transport=transport)
     server.inject("http_503", times=5)
     with pytest.raises(LLMCallError) as info:
         _complete(client)
@@ -155,9 +165,9 @@ def test_cache_makes_reruns_free_and_stores_no_key(server, opts, tmp_path):
     assert secret not in str(again.ledger.snapshot())
 
 
-def test_provider_error_messages_do_not_leak_the_key(server, opts):
+def test_provider_error_messages_do_not_leak_the_key(server, opts, transport):
     secret = "sk-test-LEAK-987654321"
-    client = _client(opts, api_key=secret)
+    client = _client(opts, api_key=secret, transport=transport)
     server.inject("http_401")
     with pytest.raises(LLMCallError) as info:
         _complete(client)
@@ -223,3 +233,91 @@ def test_config_validation():
         ClientConfig(model="")
     with pytest.raises(ValueError):
         ClientConfig(model="m", max_concurrency=0)
+
+
+def test_both_transports_give_the_same_answers_and_records(server, opts):
+    """The same requests (JSON answer, tool call, fault) through the openai SDK and through
+    LiteLLM: the same Completion fields, the same request bodies, the same ledger."""
+    from empa_env.llm.client import direct_transport
+
+    tool = {
+        "type": "function",
+        "function": {"name": "continue_conversation", "parameters": {"type": "object"}},
+    }
+    results, bodies, ledgers = {}, {}, {}
+    for transport in ("auto", "litellm"):
+        server.reset_log()
+        client = _client(opts, transport=transport, seed=7)
+        assert direct_transport(client.config, client.request_params()) is (transport == "auto")
+        marker = fault_marker("http_503", role="judger", times=1, tag=f"same-{transport}")
+        answers = [
+            _complete(client, response_format={"type": "json_object"}),
+            _complete(client, [MSGS[0], {"role": "user", "content": MSGS[1]["content"] + marker}]),
+            asyncio.run(
+                client.complete(
+                    [{"role": "system", "content": "You are the EMPA Director."},
+                     {"role": "user", "content": "Decide."}],
+                    role="director", prompt_version="t@1", tools=[tool], tool_choice="required",
+                )
+            ),
+        ]  # fmt: skip
+        results[transport] = [
+            (a.text, a.tool_calls, a.finish_reason, a.prompt_tokens, a.completion_tokens,
+             a.cost_usd, a.model, a.attempts)
+            for a in answers
+        ]  # fmt: skip
+        # the whole JSON body, messages included (the fault markers' tags aside)
+        bodies[transport] = [
+            json.loads(json.dumps(r.body).replace(f"same-{transport}", "same"))
+            for r in server.requests
+        ]
+        snapshot = client.ledger.snapshot()
+        for role in snapshot.values():
+            role.pop("latency_s")
+        ledgers[transport] = snapshot
+    assert results["auto"] == results["litellm"]
+    assert results["auto"][1][-1] == 2  # the 503 was retried once
+    assert results["auto"][2][1] and results["auto"][2][1][0].name  # a tool call came back
+    assert bodies["auto"] == bodies["litellm"]
+    assert ledgers["auto"] == ledgers["litellm"]
+
+
+def test_which_requests_go_through_the_openai_sdk_directly():
+    from empa_env.llm.client import direct_transport
+
+    local = "http://127.0.0.1:9/v1"
+    assert direct_transport(ClientConfig(model="openai/my-local-model", api_base=local))
+    assert direct_transport(ClientConfig(model="hosted_vllm/Qwen/Qwen3-8B", api_base=local))
+    # no endpoint, another provider, a model LiteLLM prices, a LiteLLM-only parameter, forced
+    assert not direct_transport(ClientConfig(model="openai/my-local-model"))
+    assert not direct_transport(ClientConfig(model="anthropic/claude-x", api_base=local))
+    assert not direct_transport(ClientConfig(model="openai/gpt-4o", api_base=local))
+    assert not direct_transport(
+        ClientConfig(model="openai/m", api_base=local, extra_params={"drop_params": True})
+    )
+    assert not direct_transport(
+        ClientConfig(model="openai/my-local-model", api_base=local, transport="litellm")
+    )
+    with pytest.raises(ValueError, match="transport"):
+        ClientConfig(model="openai/m", transport="http")
+
+
+def test_a_run_through_the_direct_transport_never_imports_litellm(server):
+    """LiteLLM's import costs seconds per process; the direct path reads its price table only."""
+    import subprocess
+    import sys
+
+    code = (
+        "import asyncio, sys\n"
+        "from empa_env.llm.client import ClientConfig, LLMClient\n"
+        f"c = LLMClient(ClientConfig(model='openai/scripted', api_base={server.api_base!r}))\n"
+        "asyncio.run(c.preflight())\n"
+        "a = asyncio.run(c.complete([{'role': 'user', 'content': 'hi'}], role='actor',"
+        " prompt_version='p'))\n"
+        "assert a.text and 'litellm' not in sys.modules, sorted(sys.modules)\n"
+        "c = LLMClient(ClientConfig(model='openai/gpt-4o', api_base='http://127.0.0.1:9/v1'))\n"
+        "from empa_env.llm.client import direct_transport\n"
+        "assert not direct_transport(c.config) and 'litellm' not in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
