@@ -157,7 +157,7 @@ def _cpu_per_call(make_call: Any, calls: int) -> float:
 def client_cpu(calls: int) -> dict[str, float]:
     """CPU per call of the client layer (each transport), of LiteLLM with its optional logging
     work off, and of the OpenAI SDK alone, on the same local server."""
-    from empa_env.llm.client import ClientConfig, LLMClient, _litellm
+    from empa_env.llm.client import ClientConfig, LLMClient, import_litellm
 
     # a mid-episode request: the role's instructions and ten turns of conversation
     line = "It has been a long week and I keep going over what my manager said on Monday. "
@@ -182,7 +182,7 @@ def client_cpu(calls: int) -> dict[str, float]:
 
         out["direct_ms"] = _cpu_per_call(via("auto"), calls)
         out["litellm_ms"] = _cpu_per_call(via("litellm"), calls)
-        litellm = _litellm()
+        litellm = import_litellm()
         knobs = {"turn_off_message_logging": True, "disable_token_counter": True,
                  "disable_end_user_cost_tracking": True, "logging": False}  # fmt: skip
         saved = {k: getattr(litellm, k) for k in knobs}

@@ -232,13 +232,15 @@ class UsageLedger:
         with self._lock:
             return self._roles.setdefault(name, RoleUsage())
 
-    def _bump(self, role: str, **fields: float) -> None:
+    def add(self, role: str, **fields: float) -> None:
+        """Add ``fields`` (e.g. ``requests=1``) to ``role``'s usage."""
         with self._lock:
             usage = self._roles.setdefault(role, RoleUsage())
             for key, value in fields.items():
                 setattr(usage, key, getattr(usage, key) + value)
 
-    def _count(self, role: str, table: str, key: str) -> None:
+    def count(self, role: str, table: str, key: str) -> None:
+        """Count one ``key`` in ``role``'s table ``table`` (``"errors"``, ``"failures"``)."""
         with self._lock:
             usage = self._roles.setdefault(role, RoleUsage())
             counts = getattr(usage, table)
@@ -246,10 +248,10 @@ class UsageLedger:
 
     def record_failure(self, role: str, reason: str) -> None:
         """A role-level failure (e.g. a judge turn recorded as failed), by reason."""
-        self._count(role, "failures", reason)
+        self.count(role, "failures", reason)
 
     def record_repair(self, role: str) -> None:
-        self._bump(role, repairs=1)
+        self.add(role, repairs=1)
 
     def merge(self, other: UsageLedger) -> None:
         for name, usage in other.snapshot_objects().items():
@@ -514,7 +516,7 @@ def _price_table() -> Mapping[str, Any]:
     """LiteLLM's model price table, without importing LiteLLM when it is not loaded yet.
 
     The client reads LiteLLM's bundled table (``LITELLM_LOCAL_MODEL_COST_MAP``, which
-    :func:`_litellm` sets), so reading that file gives the same table; a run whose every call
+    :func:`import_litellm` sets), so reading that file gives the same table; a run whose every call
     goes through the direct transport then never pays LiteLLM's import (seconds of CPU on a
     busy machine, in every process and Ray worker)."""
     import sys
@@ -534,7 +536,7 @@ def _price_table() -> Mapping[str, Any]:
             continue
         if isinstance(table, dict):
             return table
-    return getattr(_litellm(), "model_cost", {}) or {}
+    return getattr(import_litellm(), "model_cost", {}) or {}
 
 
 def _priced_by_litellm(model: str) -> bool:
@@ -641,7 +643,7 @@ async def _direct_completion(
     return response
 
 
-def _litellm() -> Any:
+def import_litellm() -> Any:
     """Import LiteLLM lazily: a run served entirely from the cache never pays its import."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
@@ -797,7 +799,7 @@ class LLMClient:
             hit = self.cache.get(key)
             cached = Completion.from_payload(hit) if hit is not None else None
             if cached is not None and answer_chars(cached) <= cfg.max_answer_chars:
-                self.ledger._bump(role, cache_hits=1)
+                self.ledger.add(role, cache_hits=1)
                 return cached
 
         completion = await self._call_with_retries([dict(m) for m in messages], params, role)
@@ -818,11 +820,11 @@ class LLMClient:
         secret = cfg.resolved_api_key()
         remember_secret(secret)
         if not direct_transport(cfg, params):
-            _litellm()
+            import_litellm()
         kind, message, wait_hint = "other", "", None
         for attempt in range(cfg.max_retries + 1):
             if attempt:
-                self.ledger._bump(role, retries=1)
+                self.ledger.add(role, retries=1)
                 await asyncio.sleep(self.backoff(attempt - 1, wait_hint))
             try:
                 await _capped(self._acompletion(messages, params, secret), _outer_timeout(cfg))
@@ -858,17 +860,17 @@ class LLMClient:
         remember_secret(secret)
         semaphore = model_semaphore(f"{self.limit_key}/{role}", self.concurrency_limit())
         if not direct_transport(cfg, params):
-            _litellm()  # import before any timer starts: the first import takes seconds
+            import_litellm()  # import before any timer starts: the first import takes seconds
         last_kind, last_message = "other", ""
         wait_hint: float | None = None  # the server's Retry-After on the last failure
         for attempt in range(cfg.max_retries + 1):
             if attempt:
-                self.ledger._bump(role, retries=1)
+                self.ledger.add(role, retries=1)
                 await asyncio.sleep(self.backoff(attempt - 1, wait_hint))
                 wait_hint = None
             async with semaphore:
                 start = time.perf_counter()
-                self.ledger._bump(role, requests=1)
+                self.ledger.add(role, requests=1)
                 try:
                     response = await _capped(
                         self._acompletion(messages, params, secret), _outer_timeout(cfg)
@@ -880,13 +882,13 @@ class LLMClient:
                     last_message = (
                         f"no complete answer within the {_outer_timeout(cfg):.0f} s wall-clock cap"
                     )
-                    self.ledger._count(role, "errors", last_kind)
+                    self.ledger.count(role, "errors", last_kind)
                     continue
                 except Exception as exc:  # noqa: BLE001 - every provider error is classified
                     _mark_warm()
                     last_kind, retryable = classify_error(exc)
                     last_message = _scrub(f"{type(exc).__name__}: {exc}", [secret])
-                    self.ledger._count(role, "errors", last_kind)
+                    self.ledger.count(role, "errors", last_kind)
                     if last_kind == "auth" and not _AUTH_FAILURE:
                         _AUTH_FAILURE.append(f"{cfg.model}: {last_message}")
                     if not retryable:
@@ -896,7 +898,7 @@ class LLMClient:
                 latency = time.perf_counter() - start
                 _mark_warm()
             completion = self._to_completion(response, attempt + 1, latency)
-            self.ledger._bump(
+            self.ledger.add(
                 role,
                 responses=1,
                 prompt_tokens=completion.prompt_tokens,
@@ -906,7 +908,7 @@ class LLMClient:
             )
             size = answer_chars(completion)
             if size > cfg.max_answer_chars:  # never stored, cached or parsed
-                self.ledger._count(role, "errors", "oversized")
+                self.ledger.count(role, "errors", "oversized")
                 raise LLMCallError(
                     "oversized",
                     f"the answer has {size} characters, more than max_answer_chars "
@@ -940,7 +942,7 @@ class LLMClient:
             kwargs["api_key"] = "no-key"
         if direct_transport(cfg, params):
             return await _direct_completion(cfg, messages, params, api_key)
-        return await _litellm().acompletion(
+        return await import_litellm().acompletion(
             model=cfg.model, messages=messages, timeout=cfg.timeout, num_retries=0, **kwargs
         )
 

@@ -23,11 +23,10 @@ def offline_judger(tier: str = DEFAULT_TIER) -> GuardedJudger:
     # A reply the encoder cannot read gets zero credit from the heads (not a judge failure); the
     # guards rate it (a language other than the case's misses the person).
     encoder = shared_encoder(tier)
-    guards = (GroundingGuard(GroundingModel(encoder)),) if tier == "static" else ()
+    grounding = GroundingModel.for_encoder(encoder)  # shipped for the static tier's vectors
+    guards = (GroundingGuard(grounding),) if grounding is not None else ()
     inner = SemanticJudger(tier=tier, guards=guards, encoder=encoder, unsupported_language="zero")
-    judge = GuardedJudger(inner)
-    judge.languages = inner.languages  # type: ignore[attr-defined]  # what it can rate
-    return judge
+    return GuardedJudger(inner)
 
 
 __all__ = ["DEFAULT_TIER", "offline_judger"]

@@ -31,7 +31,7 @@ from empa_env.offline.guards import (
     fluency_sha256,
     split_sentences,
 )
-from empa_env.roles.base import Judger
+from empa_env.roles.base import Judger, PlaysLanguages
 from empa_env.roles.views import JudgeView
 from empa_env.text import is_interrogative
 from epm.rubric import AXES
@@ -54,6 +54,12 @@ class GuardedJudger(Judger):
         self.language = language
         self.guards = guards or ReplyGuards(language)
         self.name = f"guarded({getattr(inner, 'name', type(inner).__name__)})"
+
+    @property
+    def languages(self) -> tuple[str, ...] | None:
+        """The languages it can rate: the inner judge's (:class:`~empa_env.roles.PlaysLanguages`;
+        ``None``: any)."""
+        return self.inner.languages if isinstance(self.inner, PlaysLanguages) else None
 
     def describe(self) -> dict[str, str]:
         inner = self.inner.describe()

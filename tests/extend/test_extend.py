@@ -102,3 +102,18 @@ def test_a_new_language_is_one_file_and_a_code():
     env = EMPAEnv([case], max_turns=12)
     with pytest.raises(ValueError, match="in 'eo'; use an LLM actor"):
         env.reset(seed=0)
+
+
+def test_a_new_encoder_tier_is_one_file_and_a_name():
+    import tests.extend.hashed_tier  # noqa: F401  (registers "hashed")
+    from empa_env.offline.default import offline_judger
+    from empa_env.offline.semantic.encoder import encoder_tiers, load_encoder
+
+    assert "hashed" in encoder_tiers.names()
+    encoder = load_encoder("hashed")  # cached like the built-ins
+    rows = encoder.encode(["I miss my sister.", "I miss my sister.", ""])
+    assert rows.shape == (3, 64) and np.allclose(np.linalg.norm(rows[:2], axis=1), 1.0)
+    assert not rows[2].any() and len(encoder) == 2
+    # the semantic judge needs heads trained with the tier, and says how to make them
+    with pytest.raises(FileNotFoundError, match="empa judge train --tier hashed"):
+        offline_judger("hashed")

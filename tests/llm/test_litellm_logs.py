@@ -6,11 +6,11 @@ from __future__ import annotations
 import io
 import logging
 
-from empa_env.llm.client import _litellm
+from empa_env.llm.client import import_litellm
 
 
 def test_litellm_errors_are_one_line_each_without_tracebacks():
-    _litellm()
+    import_litellm()
     logger = logging.getLogger("LiteLLM")
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)

@@ -20,6 +20,13 @@ from dataclasses import asdict
 from pathlib import Path
 
 
+def _tiers() -> list[str]:
+    """The encoder tiers the CLI offers: the built-ins and those installed by entry point."""
+    from empa_env.offline.semantic.encoder import encoder_tiers
+
+    return encoder_tiers.names()
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``judge`` and its sub-commands to the ``empa`` parser."""
     parser = subparsers.add_parser("judge", help="the semantic offline judge: corpus, train, eval")
@@ -40,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train", help="train the heads on a JSONL corpus")
     p.add_argument("--data", type=Path, required=True, metavar="FILE")
     p.add_argument("--out", type=Path, default=None, help="default: the shipped heads of --tier")
-    p.add_argument("--tier", default="static", choices=("static", "minilm", "e5"),
+    p.add_argument("--tier", default="static", choices=_tiers(),
                    help="encoder tier (default: static, the default judge's)")  # fmt: skip
     p.add_argument("--l2", type=float, default=None)
     p.add_argument(
@@ -76,7 +83,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--epitome", type=Path, required=True, metavar="CSV")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--tier", default="static", choices=("static", "minilm"),
+    p.add_argument("--tier", default="static", choices=_tiers(),
                    help="encoder tier (default: static, the default judge's)")  # fmt: skip
     p.add_argument("--heads", type=Path, default=None,
                    help="evaluate these heads alone (bare heads only, no guards)")  # fmt: skip
@@ -90,7 +97,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--user", required=True)
     p.add_argument("--reply", required=True)
-    p.add_argument("--tier", default="static", choices=("static", "minilm"),
+    p.add_argument("--tier", default="static", choices=_tiers(),
                    help="encoder tier (default: static, the default judge's)")  # fmt: skip
     p.add_argument("--bare", action="store_true",
                    help="the bare semantic heads only (no guards, no grounding)")  # fmt: skip

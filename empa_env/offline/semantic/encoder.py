@@ -36,6 +36,8 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from empa_env.registry import Registry
+
 Span = tuple[int, int]
 
 #: Pinned model files: tier -> (pip requirement, package, relative path, sha256).
@@ -71,6 +73,7 @@ MODEL_FILES: dict[str, tuple[str, str, str, str]] = {
         "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f",
     ),
 }
+#: The built-in tiers (:data:`encoder_tiers` holds these and any registered one).
 TIERS: tuple[str, ...] = ("minilm", "static", "e5")
 #: Default bound of :class:`CachedEncoder` (entries, one embedding per text).
 DEFAULT_CACHE_SIZE = 20_000
@@ -521,17 +524,19 @@ class EncoderInfo:
 _SHARED: dict[tuple[str, int], CachedEncoder] = {}
 
 
+#: Encoder tiers by name: a factory ``(threads=1) -> Encoder``. A new tier is one file with a
+#: class and ``encoder_tiers.register("mine", MyEncoder)`` (or an ``empa.encoder_tiers`` entry
+#: point); the semantic judge then needs heads trained with it (``empa judge train --tier``).
+encoder_tiers: Registry[Encoder] = Registry("encoder tier", "empa.encoder_tiers")
+encoder_tiers.register("minilm", MiniLMEncoder)
+encoder_tiers.register("static", lambda threads=1: StaticEncoder())
+encoder_tiers.register("e5", E5Encoder)
+
+
 def load_encoder(tier: str = "minilm", threads: int = 1, cache_size: int = DEFAULT_CACHE_SIZE):
-    """A fresh :class:`CachedEncoder` for ``tier`` (``"minilm"``, ``"static"`` or ``"e5"``)."""
-    if tier == "minilm":
-        inner: Encoder = MiniLMEncoder(threads=threads)
-    elif tier == "static":
-        inner = StaticEncoder()
-    elif tier == "e5":
-        inner = E5Encoder(threads=threads)
-    else:
-        raise ValueError(f"unknown encoder tier {tier!r}; choose one of {TIERS}")
-    return CachedEncoder(inner, maxsize=cache_size)
+    """A fresh :class:`CachedEncoder` for ``tier`` (a name of :data:`encoder_tiers`: the
+    built-ins ``"minilm"``, ``"static"`` and ``"e5"``, or a registered one)."""
+    return CachedEncoder(encoder_tiers.create(tier, threads=threads), maxsize=cache_size)
 
 
 def shared_encoder(tier: str = "minilm", threads: int = 1) -> CachedEncoder:

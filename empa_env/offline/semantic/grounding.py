@@ -246,6 +246,16 @@ class GroundingModel:
         # the same (conversation, reply) is read again on later turns (the replies before it)
         self._read = lru_bytes(16 << 20, text_weight(per_char=2, overhead=800))(self._read_uncached)
 
+    @classmethod
+    def for_encoder(cls, encoder: Encoder, path: Path = GROUNDING_FILE) -> GroundingModel | None:
+        """The model at ``path`` if it was built with ``encoder`` (its vectors are the model's
+        input), else ``None``: a judge on another encoder tier runs without grounding."""
+        if not Path(path).is_file():
+            return None
+        with np.load(path, allow_pickle=False) as z:
+            built_with = str(z["encoder_sha256"])
+        return cls(encoder, path) if built_with == encoder.sha256 else None
+
     @cached_property
     def sha256(self) -> str:
         return file_digest(self.path)
