@@ -212,6 +212,10 @@ def main(argv: list[str] | None = None) -> int:
     except LocalServerError as exc:
         print(f"error: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
+    # Ctrl-C (SIGINT) and SIGTERM stop it, however it was started: a process started in the
+    # background by a non-interactive shell inherits SIGINT as ignored, and Python then installs
+    # no KeyboardInterrupt handler of its own (the server would never stop on SIGINT).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:  # from here on, Ctrl-C (even while printing the address) stops the server cleanly
         print(f"api_base: {server.api_base}", flush=True)
