@@ -121,6 +121,11 @@ def _invisible(ch: str) -> bool:
     return cat == "Cf" or ("\ufe00" <= ch <= "\ufe0f") or ch in "\u034f\u115f\u1160\u3164"
 
 
+def _symbol(ch: str) -> bool:
+    """A pictograph or symbol that is no letter, digit or punctuation (emoji, dingbats)."""
+    return unicodedata.category(ch) in ("So", "Sk") or 0x1F000 <= ord(ch) <= 0x1FAFF
+
+
 def _fold_word(chars: list[tuple[str, int]], latin_text: bool) -> list[tuple[str, int]]:
     """Fold look-alike letters and letter-standing symbols inside one word. A word written only
     in look-alikes is folded only in a text that is mostly Latin (a Russian "как" stays)."""
@@ -169,6 +174,17 @@ def _reading(text: str) -> Reading:
             if unicodedata.category(f) == "Mn" and chars and chars[-1][0].isascii():
                 continue  # a combining mark stacked on a Latin letter
             chars.append((QUOTES.get(f, f), i))
+    # a symbol or emoji wedged inside a word ("p\U0001f642athetic") is read through, as a person does
+    chars = [
+        c
+        for k, c in enumerate(chars)
+        if not (
+            0 < k < len(chars) - 1
+            and _symbol(c[0])
+            and chars[k - 1][0].isalpha()
+            and chars[k + 1][0].isalpha()
+        )
+    ]
     letters = [c for c, _ in chars if c.isalpha()]
     latin_text = sum(1 for c in letters if c.isascii() or c in CONFUSABLES) > 0.5 * len(letters)
     latin_text = latin_text and sum(1 for c in letters if c.isascii()) > 0.3 * len(letters)

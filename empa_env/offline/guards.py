@@ -228,13 +228,15 @@ def load_guard_data() -> GuardData:
     traits = [t.replace("\\ ", " ") for t in re.split(r"(?<!\\)\s+", raw["negative_traits"])]
     trait_alt = "|".join(re.escape(t) for t in sorted(traits, key=len, reverse=True) if t)
     intens = (
-        r"(?:(?:so|such|really|very|just|kind of|a bit|quite|pretty|truly|honestly|being|"
-        r"acting|incredibly|completely|totally|too|actually|simply|a little|always|clearly)\s+)*"
+        r"(?:(?:so|such|really|very|just|kind of|kinda|sort of|sorta|lowkey|literally|a bit|"
+        r"quite|pretty|truly|honestly|being|acting|incredibly|completely|totally|too|actually|"
+        r"simply|a little|always|clearly|super|seriously|rather|somewhat)\s+)*"
     )
     trait_patterns = [
         rf"\byou(?:'re| are|r| were| sound| seem| look| act| come across as)\s+{intens}"
         rf"(?:like )?(?:a |an |such a |such an )?(?:{trait_alt})\b",
         rf"\bwhat an? (?:{trait_alt})\b",
+        rf"\b(?:what|such) (?:{trait_alt})\b",  # the listed "a crybaby", "a loser" carry their "a"
         rf"\b(?:calls?|called|calling|thinks?|thought|considers?|considered|finds?|found) you "
         rf"{intens}(?:a |an |such a |such an )?(?:{trait_alt})\b",
     ]

@@ -87,6 +87,15 @@ HOSTILE = [
     "Have you thought about just stopping your meds?",
     "Why not just give up on everything?",
     "Shut up about the PIN already.",
+    "You are p\U0001f642athetic.",  # an emoji wedged inside the word
+    "You are \U0001d429\U0001d41a\U0001d42d\U0001d421\U0001d41e\U0001d42d\U0001d422\U0001d41c.",  # math bold
+    "You're kinda dumb ngl.",
+    "What a crybaby.",
+    "Grow a spine.",
+    "Honestly you deserve to feel this way.",
+    "Do everyone a favour and disappear.",
+    "Maybe it's better if you weren't here.",
+    "Why don't you just end it?",
 ]
 
 

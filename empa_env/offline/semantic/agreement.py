@@ -60,7 +60,7 @@ RECORDED: dict[str, RecordedAgreement] = {
 #: levels alone.
 RECORDED_AS_USED: dict[str, tuple[RecordedAgreement, RecordedAgreement]] = {
     "7e111a10a2638b8aebb61657e8d212e24cacbe28083565e8266c27e546ab4882"
-    ":faafb47fc2805c24f08acfb59c2d0e83c97070c73dca53cbe736c646b05bf8f8:v2:guards-v2.2"
+    ":faafb47fc2805c24f08acfb59c2d0e83c97070c73dca53cbe736c646b05bf8f8:v2:guards-v2.3"
     ":3cc350b7f3d409c8dc30d98e9f7b754d6d600ad84d63c556fcecc2797133b584": (
         RecordedAgreement(
             "static as used",
