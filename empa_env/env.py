@@ -41,6 +41,7 @@ from empa_env.roles.views import (
 )
 from empa_env.spaces import UnicodeText
 from epm.config import EPMConfig, get_preset
+from epm.dynamics import turn_physics
 from epm.episode import evaluate, unplayed_increments
 from epm.rubric import AXES, increment
 from epm.tracker import EPMTracker
@@ -75,15 +76,27 @@ class _Episode:
     last_levels: dict[str, int] = field(default_factory=dict)
     done: bool = False
     #: A judgement of the coming step made ahead in a batch (:func:`judge_ahead`), with its view.
-    ahead: tuple[JudgeView, Judgement | _Failed] | None = None
+    ahead: tuple[JudgeView, Judgement] | None = None
+
+
+def _check_reply(reply: Any, limit: int) -> None:
+    """A step's action must be valid Unicode text of at most ``limit`` characters (raises)."""
+    if not isinstance(reply, str):
+        raise TypeError(f"the action is the reply text (str), got {type(reply).__name__}")
+    try:
+        reply.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(
+            f"the reply is not valid Unicode text: {exc.reason} at position {exc.start}"
+        ) from None
+    if len(reply) > limit:
+        raise ValueError(f"reply of {len(reply)} characters exceeds the action space's {limit}")
 
 
 def _judge_view(ep: _Episode, reply: str) -> JudgeView:
     """What the Judger sees of the coming step: the profile, the history and the reply."""
     profile = JudgeProfile.from_case(
-        ep.case,
-        tuple(ep.plot.released_emotions),
-        ep.plot.current_focus,  # type: ignore[arg-type]
+        ep.case, tuple(ep.plot.released_emotions), ep.plot.current_focus
     )
     return JudgeView(profile, tuple(ep.history), reply, ep.tracker.turn + 1)
 
@@ -107,20 +120,22 @@ def judge_ahead(envs: Sequence[gym.Env], replies: Sequence[Any]) -> int:
 
     groups: dict[tuple[type, str], list[tuple[_Episode, JudgeView]]] = {}
     judges: dict[tuple[type, str], Judger] = {}
+    identity: dict[int, tuple[type, str]] = {}  # each judge object described once
     for env, reply in zip(envs, replies, strict=True):
         base = env.unwrapped
-        if not isinstance(base, EMPAEnv) or not isinstance(reply, str):
+        if not isinstance(base, EMPAEnv):
             continue
         ep = base._episode
         judger = base.roles.judger
-        if (
-            ep is None
-            or ep.done
-            or len(reply) > base.env_config.max_reply_chars
-            or type(judger).judge_batch is Judger.judge_batch
-        ):
+        if ep is None or ep.done or type(judger).judge_batch is Judger.judge_batch:
             continue
-        key = (type(judger), repr(sorted(judger.describe().items())))
+        try:
+            _check_reply(reply, base.env_config.max_reply_chars)
+        except (TypeError, ValueError):  # the step raises its own error
+            continue
+        if id(judger) not in identity:
+            identity[id(judger)] = (type(judger), repr(sorted(judger.describe().items())))
+        key = identity[id(judger)]
         judges.setdefault(key, judger)
         groups.setdefault(key, []).append((ep, _judge_view(ep, reply)))
     done = 0
@@ -386,17 +401,7 @@ class EMPAEnv(gym.Env[str, str]):
         ep = self._require_episode()
         if ep.done:
             raise RuntimeError("the episode has ended; call reset() before step()")
-        if not isinstance(reply, str):
-            raise TypeError(f"the action is the reply text (str), got {type(reply).__name__}")
-        try:
-            reply.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise ValueError(
-                f"the reply is not valid Unicode text: {exc.reason} at position {exc.start}"
-            ) from None
-        limit = self.env_config.max_reply_chars
-        if len(reply) > limit:
-            raise ValueError(f"reply of {len(reply)} characters exceeds the action space's {limit}")
+        _check_reply(reply, self.env_config.max_reply_chars)
         turn = ep.tracker.turn + 1
 
         # 1. The Judger rates the reply in the context of the history before it (unless it was
@@ -588,7 +593,7 @@ class EMPAEnv(gym.Env[str, str]):
         extra = unplayed_increments(outcome, ep.tracker.turn, last_v, self.config)
         total, p = 0.0, ep.tracker.position.copy()
         for v in extra:
-            nxt = p + v
+            nxt = turn_physics(p, v, ep.tracker.v_star0, self.config).position
             total += float(self.reward_fn(p, nxt))
             p = nxt
         return total

@@ -32,11 +32,14 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
 from empa_env.registry import Registry
+
+if TYPE_CHECKING:
+    from tokenizers import Encoding
 
 Span = tuple[int, int]
 
@@ -193,6 +196,17 @@ def _pool_spans(
     return _normalise(out)
 
 
+def _segments(
+    states: np.ndarray, mask: np.ndarray, enc: Encoding, spans: Sequence[Span]
+) -> tuple[np.ndarray, np.ndarray]:
+    """One text's ``(whole, per-span)`` unit vectors from its contextual token states: the mean
+    over its attention mask, and per span the mean of its non-special tokens inside the span."""
+    m = mask[:, None].astype(np.float32)
+    whole = _normalise((states * m).sum(axis=0) / max(float(m.sum()), 1e-9))
+    special = np.array(enc.special_tokens_mask) > 0
+    return whole, _pool_spans(states, enc.offsets, mask * ~special, spans)
+
+
 class _LoadedModel:
     """An encoder whose model and tokenizer never change once loaded: copies share it.
 
@@ -277,11 +291,7 @@ class MiniLMEncoder(_LoadedModel):
         if not text.strip():
             return np.zeros(self.dim, np.float32), np.zeros((len(spans), self.dim), np.float32)
         states, mask, enc = self._run([text])
-        m = mask[0][:, None].astype(np.float32)
-        whole = _normalise((states[0] * m).sum(axis=0) / max(float(m.sum()), 1e-9))
-        special = np.array(enc[0].special_tokens_mask) > 0
-        seg_mask = mask[0] * ~special
-        return whole, _pool_spans(states[0], enc[0].offsets, seg_mask, spans)
+        return _segments(states[0], mask[0], enc[0], spans)
 
     def encode_segments_many(
         self, items: Sequence[tuple[str, Sequence[Span]]], batch_size: int = 32
@@ -302,14 +312,8 @@ class MiniLMEncoder(_LoadedModel):
             chunk = order[start : start + batch_size]
             states, mask, _ = self._forward([enc[k] for k in chunk])
             for row, k in enumerate(chunk):
-                e = enc[k]
-                n = len(e.ids)
-                m = mask[row, :n][:, None].astype(np.float32)
-                whole = _normalise((states[row, :n] * m).sum(axis=0) / max(float(m.sum()), 1e-9))
-                special = np.array(e.special_tokens_mask) > 0
-                seg_mask = mask[row, :n] * ~special
-                spans = items[idx[k]][1]
-                out[idx[k]] = (whole, _pool_spans(states[row, :n], e.offsets, seg_mask, spans))
+                n = len(enc[k].ids)  # the text's own tokens, without the batch's padding
+                out[idx[k]] = _segments(states[row, :n], mask[row, :n], enc[k], items[idx[k]][1])
         return out
 
 

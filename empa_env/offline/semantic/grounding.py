@@ -163,7 +163,7 @@ class GroundingReading:
     features: np.ndarray
     #: Per sentence: a question in form (:func:`empa_env.text.is_interrogative`). A question
     #: asks about what it names; it attributes nothing to the user.
-    asks: tuple[bool, ...] = ()
+    asks: tuple[bool, ...]
 
     @property
     def best(self) -> float:
@@ -176,10 +176,9 @@ class GroundingReading:
         more about their own experience."""
         from empa_env.offline.guards import SUGGESTION_RE
 
-        asks = self.asks or (False,) * len(self.p)
         return [
             q and SUGGESTION_RE.search(read(reply[a:b])) is None
-            for (a, b), q in zip(self.spans, asks, strict=True)
+            for (a, b), q in zip(self.spans, self.asks, strict=True)
         ]
 
     def column(self, name: str) -> np.ndarray:
@@ -190,9 +189,8 @@ class GroundingReading:
         content shares none of it with this user, most of it is new to them, and at least one
         such sentence speaks to the user (a story of the writer's own is not this). Questions
         do not count: asking about something new is not saying it happened to them."""
-        asks = self.asks or (False,) * len(self.p)
         rows = [dict(zip(FEATURES, r, strict=True)) for r in self.features]
-        specific = [r for r, q in zip(rows, asks, strict=True) if r["has_content"] and not q]
+        specific = [r for r, q in zip(rows, self.asks, strict=True) if r["has_content"] and not q]
         return (
             bool(specific)
             and all(r["lexical_count"] == 0 and r["foreign_share"] >= 0.6 for r in specific)
@@ -302,8 +300,8 @@ class GroundingGuard:
       says to the user is about things they never raised): no progress on any axis;
     * otherwise none at or above ``attention``: A progress at most 1 and P progress at most 1 for a
       question that explores (:meth:`GroundingReading.explores`: not advice put as a question,
-      not a statement with a question mark), 0 otherwise (kindness or encouragement that would fit any conversation is little
-      attention to this person); and when the previous reply did not engage with this user
+      not a statement with a question mark), 0 otherwise (kindness or encouragement that would
+      fit any conversation is little attention to this person); and when the previous reply did not engage with this user
       either, A and P progress 0 (generic comfort does not add up: attention does);
     * a sentence that addresses the user with specific content they never used (no content word
       of theirs, most of its content words new) and reads as another conversation's (``p`` below
@@ -362,7 +360,9 @@ class GroundingGuard:
             asks = any(g.explores(reading.reply))
             caps["A"] = 1
             caps["P"] = 1 if asks else 0
-            notes.append("fits any conversation: A at most 1, P at most 1 for a question")
+            notes.append(
+                "fits any conversation: A at most 1, P at most 1 for a question that explores"
+            )
             if self._generic_before(context.history, t["attention"]):
                 caps["A"] = 0
                 caps["P"] = 0

@@ -34,7 +34,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
-from empa_env.offline.semantic.encoder import Encoder, Span, shared_encoder
+from empa_env.offline.semantic.encoder import CachedEncoder, Encoder, Span, shared_encoder
 from empa_env.offline.semantic.features import (
     addressed_row,
     combine_scores,
@@ -353,7 +353,7 @@ class SemanticJudger(Judger):
     def prepare(self, views: Sequence[JudgeView]) -> None:
         """Encode ahead, in batched calls, what judging ``views`` will read (kept by the
         encoder's cache; without a cache there is nothing to keep and nothing is done)."""
-        if not hasattr(self.encoder, "encode_segments_many") or not hasattr(self.encoder, "clear"):
+        if not isinstance(self.encoder, CachedEncoder):
             return
         texts: list[str] = []
         segments: list[tuple[str, list[Span]]] = []
@@ -373,7 +373,7 @@ class SemanticJudger(Judger):
         if texts:
             self.encoder.encode(list(dict.fromkeys(texts)))
         if segments:
-            self.encoder.encode_segments_many(segments)  # type: ignore[attr-defined]
+            self.encoder.encode_segments_many(segments)
 
     def rate(self, user_text: str, reply: str, history: Sequence[Message] = ()) -> Judgement:
         """Profile-free rating: ``reply`` to ``user_text`` (after ``history``, if any)."""
