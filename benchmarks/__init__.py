@@ -12,15 +12,19 @@ from empa_env.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from benchmarks.config import BenchConfig
+    from benchmarks.context import Execution, RunContext, RunData
     from benchmarks.executors import Executor, executors, make_executor
     from benchmarks.export import export_jsonl, export_parquet
     from benchmarks.inspect_task import empa_task
-    from benchmarks.runner import RunStopped, RunSummary, run_benchmark
+    from benchmarks.runner import RunStopped, RunSummary, play_run, run_benchmark
     from benchmarks.store import RunStore, StoreError
 
 #: Public name -> the module that defines it.
 _LAZY: dict[str, str] = {
     "BenchConfig": "benchmarks.config",
+    "Execution": "benchmarks.context",
+    "RunContext": "benchmarks.context",
+    "RunData": "benchmarks.context",
     "Executor": "benchmarks.executors",
     "executors": "benchmarks.executors",
     "make_executor": "benchmarks.executors",
@@ -30,6 +34,7 @@ _LAZY: dict[str, str] = {
     "RunStopped": "benchmarks.runner",
     "RunSummary": "benchmarks.runner",
     "run_benchmark": "benchmarks.runner",
+    "play_run": "benchmarks.runner",
     "RunStore": "benchmarks.store",
     "StoreError": "benchmarks.store",
 }
@@ -37,6 +42,7 @@ _LAZY: dict[str, str] = {
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 __all__ = [
-    "BenchConfig", "Executor", "RunStopped", "RunStore", "RunSummary", "StoreError", "empa_task",
-    "executors", "export_jsonl", "export_parquet", "make_executor", "run_benchmark",
+    "BenchConfig", "Execution", "Executor", "RunContext", "RunData", "RunStopped", "RunStore",
+    "RunSummary", "StoreError", "empa_task", "executors", "export_jsonl", "export_parquet",
+    "make_executor", "play_run", "run_benchmark",
 ]  # fmt: skip

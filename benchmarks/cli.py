@@ -20,6 +20,7 @@ from empa_env.runs import DB_NAME
 
 if TYPE_CHECKING:
     from benchmarks.store import RunStore
+    from empa_env.llm_options import LLMOptions
 
 #: Where ``empa bench`` writes when ``--out`` is not given: one folder per command.
 DEFAULT_RUNS_ROOT = Path("runs")
@@ -34,7 +35,12 @@ def default_policies() -> list[str]:
     return list(getattr(policy_kinds.get("scripted"), "defaults", ()))
 
 
-def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
+def _llm_options(args: argparse.Namespace) -> LLMOptions:
+    """The run's LLM options from ``--api-base``, ``--llm-cache``, ``--llm-timeout`` and
+    ``--llm-option KEY=VALUE``, checked before the run starts: a bad name or value is one
+    ``error:`` line, not a traceback from the first role that builds a client."""
+    from empa_env.llm_options import LLMOptions
+
     options: dict[str, Any] = {}
     if args.api_base:
         options["api_base"] = args.api_base
@@ -50,21 +56,8 @@ def _llm_options(args: argparse.Namespace) -> dict[str, Any]:
             options[key] = json.loads(value)
         except json.JSONDecodeError:
             options[key] = value
-    _check_client_options(options)
-    return options
-
-
-def _check_client_options(options: dict[str, Any]) -> None:
-    """The client's options (timeout, retries, transport, ...) checked before the run starts: a
-    bad value is one ``error:`` line, not a traceback from the first role that builds a client."""
-    from dataclasses import fields
-
-    from empa_env.llm.client import ClientConfig
-
-    names = {f.name for f in fields(ClientConfig)} - {"model"}
-    given = {k: v for k, v in options.items() if k in names}
     try:
-        ClientConfig(model="openai/check", **given)
+        return LLMOptions(options)
     except (TypeError, ValueError) as exc:
         raise UserError(f"--llm-option: {exc}") from None
 
@@ -189,7 +182,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     check_writable(out)
     import asyncio
 
-    from benchmarks.runner import BenchConfig, run_benchmark
+    from benchmarks.config import BenchConfig
+    from benchmarks.context import Execution, RunContext
+    from benchmarks.runner import play_run
     from empa_env.config import EnvConfig
 
     try:
@@ -217,23 +212,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         case_ids=list(args.case or []),
         limit=args.limit,
     )
-    config.load_cases()  # unknown suite, folder or case id: before the run directory exists
-    from benchmarks.executors import make_executor
-
-    executor = make_executor(  # a missing extra or a bad address: before the run directory exists
-        args.executor, concurrency=args.concurrency, address=args.ray_address
-    )
+    # The whole run is resolved before its directory exists: an unknown suite, case or policy,
+    # a missing extra or a bad executor address leaves nothing behind.
+    execution = Execution(args.executor, args.concurrency, args.ray_address)
+    context = RunContext.build(config, policies, execution=execution)
     try:
-        summary = asyncio.run(
-            run_benchmark(
-                config,
-                policies,
-                out,
-                concurrency=args.concurrency,
-                progress=not args.quiet,
-                executor=executor,
-            )
-        )
+        summary = asyncio.run(play_run(context, out, progress=not args.quiet))
     except KeyboardInterrupt:
         saved = _saved_episodes(out)
         print(
@@ -244,10 +228,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     print(summary)
     status = 0 if summary.ok else 1  # failed or invalid episodes: the run is not a clean result
     if not args.no_report:
-        report = cmd_report(
-            argparse.Namespace(run_dir=[out], report_dir=None, quiet=args.quiet, no_figures=False)
-        )
-        return max(status, report)
+        return max(status, report_runs([out]))
     _print_results(out)
     return status
 
@@ -273,12 +254,18 @@ def _print_results(run_dir: Path) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    run_dirs = args.run_dir if isinstance(args.run_dir, list) else [args.run_dir]
+    return report_runs([Path(d) for d in run_dirs], args.report_dir)
+
+
+def report_runs(run_dirs: list[Path], report_dir: Path | None = None) -> int:
+    """``empa report``: one run's report, results.json and exports (beside the run, or in
+    ``report_dir``), or one report of several runs side by side (``report_dir`` required)."""
     from benchmarks.export import export_jsonl, export_parquet
     from benchmarks.report.build import build_report
 
-    run_dirs = args.run_dir if isinstance(args.run_dir, list) else [args.run_dir]
     if len(run_dirs) > 1:
-        return _report_several(run_dirs, args.report_dir)
+        return _report_several(run_dirs, report_dir)
     run_dir = Path(run_dirs[0])
     from benchmarks.results import (
         leaderboard_text,
@@ -290,7 +277,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     with _open_store(run_dir) as store:
-        out, data_dir = _report_places(run_dir, args.report_dir)
+        out, data_dir = _report_places(run_dir, report_dir)
         episodes = store.episodes_frame()
         if episodes.empty:
             raise UserError(f"no finished episodes in {run_dir}")

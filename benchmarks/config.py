@@ -4,25 +4,22 @@ or folder of cases, the selection, seeds, NEE judges and the stop rules)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from empa_env import __version__
 from empa_env.cases.loader import case_files, load_directory
 from empa_env.cases.schema import Case
 from empa_env.cases.suites import load_suite
 from empa_env.config import EnvConfig
-from empa_env.env import EMPAEnv
 from empa_env.errors import UserError
 
 
 @dataclass
 class BenchConfig:
-    """Everything that defines a run's results (the store refuses to mix configurations): the
-    environment's configuration, the suite (or a folder of case files), the selection of cases,
-    the seeds and the NEE panel."""
+    """Everything that defines a run's results (the store refuses to mix configurations), as
+    data: the environment's configuration, the suite (or a folder of case files), the selection
+    of cases, the seeds and the NEE panel. :class:`~benchmarks.context.RunContext` resolves it
+    and makes the fingerprint."""
 
     env: EnvConfig = field(default_factory=EnvConfig)
     suite: str = "empa30-v1"
@@ -104,24 +101,3 @@ class BenchConfig:
         if self.limit is not None:
             cases = cases[: self.limit]
         return label, version, cases
-
-    def fingerprint_config(
-        self, env: EMPAEnv, suite_version: int | str, case_ids: Sequence[str]
-    ) -> dict[str, Any]:
-        """The configuration that results depend on: the env's resolved configuration
-        (:meth:`EMPAEnv.describe`, API keys never included), the suite and its cases, the panel."""
-        config: dict[str, Any] = {
-            "suite": self.suite,
-            "suite_version": suite_version,
-            "cases": list(case_ids),
-            "env": env.describe(),
-            "nee_judges": list(self.nee_judges),
-            "max_judge_failure_share": self.max_judge_failure_share,
-            "max_role_failure_share": self.max_role_failure_share,
-            "package_version": __version__,
-        }
-        if self.cases_dir is not None:
-            config["suite"] = f"dir:{Path(self.cases_dir).resolve()}"
-        if self.selected:  # only then, so runs without a selection keep their fingerprint
-            config["selection"] = {"case_ids": list(self.case_ids), "limit": self.limit}
-        return config

@@ -1,5 +1,6 @@
-"""One episode of a benchmark run, played and scored the same way by every executor: the shared
-roles (:func:`shared_environment`), :func:`play_and_score`, the NEE panel and usage ledgers."""
+"""One episode of a benchmark run, played and scored the same way by every executor
+(:func:`play_and_score`, with the run's shared :class:`~empa_env.context.EnvContext`), the NEE
+panel and usage ledgers."""
 
 from __future__ import annotations
 
@@ -9,28 +10,13 @@ from typing import Any
 from benchmarks.config import BenchConfig
 from empa_env.backends import Roles
 from empa_env.cases.schema import Case
-from empa_env.config import EnvConfig
+from empa_env.context import EnvContext
 from empa_env.env import EMPAEnv
 from empa_env.policy import Policy
 from empa_env.rollout import aplay_episode
 from epm.episode import evaluate
 from epm.nee import fcs
 from epm.trajectory import Trajectory
-
-
-def shared_environment(env_config: EnvConfig, cases: Sequence[Case]) -> tuple[EMPAEnv, EnvConfig]:
-    """One environment that resolves the roles and the reward once, and the configuration every
-    episode's environment is built from so that they all share those instances."""
-    template = EMPAEnv(config=env_config.replace(case_pool=list(cases)))
-    roles = template.roles
-    shared = env_config.replace(
-        case_pool=None,
-        actor=roles.actor,
-        director=roles.director,
-        judger=roles.judger,
-        reward=template.reward_fn,
-    )
-    return template, shared
 
 
 async def play_episode(env: EMPAEnv, policy: Policy, case: Case, seed: int) -> dict[str, Any]:
@@ -41,11 +27,11 @@ async def play_episode(env: EMPAEnv, policy: Policy, case: Case, seed: int) -> d
 
 
 async def play_and_score(
-    shared_env: EnvConfig, policy: Policy, case: Case, seed: int, panel: Any = None
+    context: EnvContext, policy: Policy, case: Case, seed: int, panel: Any = None
 ) -> tuple[dict[str, Any], Trajectory]:
     """One episode played and scored: ``(metrics, trajectory)``, the same code whichever executor
-    plays it (``shared_env`` has the roles resolved; ``panel`` adds NEE and FCS)."""
-    env = EMPAEnv([case], config=shared_env)
+    plays it (``context``: the run's roles and reward, shared; ``panel`` adds NEE and FCS)."""
+    env = EMPAEnv([case], context=context)
     await play_episode(env, policy, case, seed)
     metrics = evaluate(env.trajectory, env.config)  # the JSON-safe record
     metrics.update(role_failures(env.trajectory))
@@ -100,14 +86,13 @@ def role_failures(trajectory: Trajectory) -> dict[str, int]:
 
 
 def nee_panel(config: BenchConfig) -> Any:
+    """The run's NEE panel (``None`` without judges), its clients configured by the client part
+    of the run's LLM options."""
     if not config.nee_judges:
         return None
-    from empa_env.llm.client import ClientConfig
     from empa_env.llm.nee import NEEPanel
 
-    client_fields = set(ClientConfig.__dataclass_fields__) - {"model"}
-    options = {k: v for k, v in config.env.llm_options.items() if k in client_fields}
-    return NEEPanel(config.nee_judges, **options)
+    return NEEPanel(config.nee_judges, **config.env.llm_options.client_options())
 
 
 async def score_nee(panel: Any, case: Case, env: EMPAEnv, epm_index: float) -> dict[str, Any]:

@@ -21,13 +21,18 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspect_ai import Task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from empa_env.llm_options import LLMOptions
+
+if TYPE_CHECKING:
+    from empa_env.context import EnvContext
 
 __all__ = ["SYSTEM_PROMPT", "empa_dataset", "empa_episode", "empa_task", "epm_scorer"]
 
@@ -87,22 +92,32 @@ def empa_episode(
     llm_options: dict[str, Any] | None = None,
     system_prompt: str = SYSTEM_PROMPT,
 ) -> Solver:
-    """Play one EMPA episode per sample with the inspect model as the policy."""
+    """Play one EMPA episode per sample with the inspect model as the policy; every sample's
+    environment plays with one :class:`~empa_env.context.EnvContext`, resolved on first use."""
+    contexts: list[EnvContext] = []
+
+    def context() -> EnvContext:
+        from empa_env.config import EnvConfig
+        from empa_env.context import EnvContext
+
+        if not contexts:
+            config = EnvConfig(
+                actor=actor,
+                director=director,
+                judger=judger,
+                max_turns=max_turns,
+                preset=preset,
+                llm_options=LLMOptions.of(llm_options),
+            )
+            contexts.append(EnvContext.build(config))
+        return contexts[0]
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         from empa_env import EMPAEnv
         from empa_env.cases.suites import load_suite
 
         case = load_suite(suite).case(str(state.metadata["case_id"]))
-        env = EMPAEnv(
-            [case],
-            actor=actor,
-            director=director,
-            judger=judger,
-            max_turns=max_turns,
-            preset=preset,
-            llm_options=dict(llm_options or {}),
-        )
+        env = EMPAEnv([case], context=context())
         try:
             opening, info = await env.areset(options={"case": case.id})
             state.messages = [

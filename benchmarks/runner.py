@@ -20,17 +20,14 @@ from typing import TYPE_CHECKING, Any
 from tqdm.auto import tqdm
 
 from benchmarks.config import BenchConfig
-from benchmarks.episodes import (
-    add_usage,
-    nee_panel,
-    shared_environment,
-)
+from benchmarks.context import Execution, RunContext
+from benchmarks.episodes import add_usage
+from benchmarks.executors import EpisodeJob
 from benchmarks.store import EpisodeRow, RunStore, episode_key
 from empa_env.backends import Roles
 from empa_env.errors import UserError
 from empa_env.llm.client import auth_failure, clear_auth_failure
-from empa_env.policy import Policy, describe_policy, load_policy
-from empa_env.safe_text import check_name
+from empa_env.policy import Policy, describe_policy
 
 if TYPE_CHECKING:
     from benchmarks.executors import EpisodeOutcome, Executor
@@ -114,39 +111,44 @@ async def run_benchmark(
 ) -> RunSummary:
     """Run (or resume) a benchmark; see the module docstring. ``executor`` says where episodes
     are played: a name in :data:`benchmarks.executors.executors` (``"local"``, ``"ray"`` with
-    ``ray_address``, ...) or an :class:`Executor`."""
-    from benchmarks.executors import EpisodeJob, RunWork, make_executor
+    ``ray_address``, ...) or an :class:`Executor`; ``policies``: instances in place of
+    ``policy_specs``. Builds the run's :class:`~benchmarks.context.RunContext`, then
+    :func:`play_run`."""
+    if isinstance(executor, str):
+        execution = Execution(executor, max(1, concurrency), ray_address)
+        context = RunContext.build(
+            config, policies if policies is not None else policy_specs, execution=execution
+        )
+    else:
+        execution = Execution(executor.name, max(1, concurrency), ray_address)
+        context = RunContext.build(
+            config,
+            policies if policies is not None else policy_specs,
+            execution=execution,
+            executor=executor,
+        )
+    return await play_run(context, run_dir, progress=progress)
+
+
+async def play_run(
+    context: RunContext, run_dir: str | Path, *, progress: bool = True
+) -> RunSummary:
+    """Play every episode of a resolved run not yet in ``run_dir``'s store, committing each as
+    it ends (see the module docstring)."""
     from empa_env.llm.client import set_default_concurrency
 
+    config = context.config
+    runner = context.executor or context.execution.make_executor()
     # Per-role LLM limits sized from the episodes in flight (clients without max_concurrency):
     # within an episode the calls are sequential, so no role ever waits on another's slots.
-    set_default_concurrency(max(1, concurrency))  # this run's task context only
-    runner = (
-        make_executor(executor, concurrency=concurrency, address=ray_address)
-        if isinstance(executor, str)
-        else executor
-    )
-    _label, suite_version, cases = config.load_cases()
-    template, shared = shared_environment(config.env, cases)
-    roles = template.roles
-    loaded = (
-        list(policies)
-        if policies is not None
-        else [load_policy(s, **config.env.llm_options) for s in policy_specs]
-    )
-    names = [check_name(str(p.name), "policy name") for p in loaded]
-    if len(set(names)) != len(names):
-        raise ValueError(f"two policies share a name in {names}; rename one with NAME=SPEC")
-    panel = nee_panel(config)
+    set_default_concurrency(context.execution.concurrency)  # this run's task context only
     clear_auth_failure()  # a refused key of an earlier run in this process is not this run's
     if config.preflight:
-        await preflight([*_llm_parts(roles, loaded, panel)])
+        await preflight([*_llm_parts(context.env.roles, context.policies, context.panel)])
 
-    store = RunStore(
-        run_dir, config.fingerprint_config(template, suite_version, [c.id for c in cases])
-    )
+    store = RunStore(run_dir, context.fingerprint())
     try:
-        for p in loaded:
+        for p in context.policies:
             store.register_policy(p.name, describe_policy(p))
     except BaseException:
         store.close()  # a refused policy leaves the run directory free
@@ -155,25 +157,16 @@ async def run_benchmark(
     earlier_usage = json.loads(store.run_info().get("usage") or "{}")
     todo = [
         EpisodeJob(pi, p.name, ci, c.id, s)
-        for pi, p in enumerate(loaded)
-        for ci, c in enumerate(cases)
+        for pi, p in enumerate(context.policies)
+        for ci, c in enumerate(context.cases)
         for s in range(config.seeds)
         if episode_key(p.name, c.id, s) not in done
     ]
-    planned = len(loaded) * len(cases) * config.seeds
-    work = RunWork(
-        config=config,
-        cases=cases,
-        shared_env=shared,
-        roles=roles,
-        policies=loaded,
-        policy_specs=list(policies) if policies is not None else list(policy_specs),
-        panel=panel,
-    )
+    planned = len(context.policies) * len(context.cases) * config.seeds
     bar = tqdm(total=len(todo), desc="episodes", unit="ep", disable=not progress, file=sys.stderr)
-    recorder = _Recorder(config, cases, store, runner, bar, earlier_usage)
+    recorder = _Recorder(config, context.cases, store, runner, bar, earlier_usage)
     try:
-        await runner.run(work, todo, recorder.record, recorder.stopping)
+        await runner.run(context, todo, recorder.record, recorder.stopping)
     finally:
         bar.close()
         store.close()

@@ -21,7 +21,10 @@ from empa_env.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from empa_env.cases.schema import Case
+    from empa_env.config import EnvConfig
+    from empa_env.context import EnvContext
     from empa_env.env import EMPAEnv
+    from empa_env.llm_options import LLMOptions
     from empa_env.policy import FunctionPolicy, Policy, load_policy
     from empa_env.roles import (
         Actor,
@@ -49,6 +52,9 @@ for _env_id, _pool in (("EMPA-v0", "generated"), ("EMPA-Bench-v0", BENCHMARK_SUI
 _LAZY: dict[str, str] = {
     "Case": "empa_env.cases.schema",
     "EMPAEnv": "empa_env.env",
+    "EnvConfig": "empa_env.config",
+    "EnvContext": "empa_env.context",
+    "LLMOptions": "empa_env.llm_options",
     "FunctionPolicy": "empa_env.policy",
     "Policy": "empa_env.policy",
     "load_policy": "empa_env.policy",
@@ -74,6 +80,6 @@ __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 __all__ = [
     "BENCHMARK_SUITE", "Actor", "ActorView", "Case", "Director", "DirectorAction", "DirectorView",
-    "EMPAEnv", "FunctionPolicy", "JudgeView", "Judgement", "Judger", "Message", "Policy",
-    "Trajectory", "__version__", "load_policy",
+    "EMPAEnv", "EnvConfig", "EnvContext", "FunctionPolicy", "JudgeView", "Judgement", "Judger",
+    "LLMOptions", "Message", "Policy", "Trajectory", "__version__", "load_policy",
 ]  # fmt: skip

@@ -11,18 +11,19 @@ up in its registry (:mod:`empa_env.registry`):
 
 Built-in backends are entry points (``empa.judgers``, ``empa.actors``, ``empa.directors``,
 ``empa.rewards`` in ``pyproject.toml``); another package adds one with one entry point, a script
-with ``@judgers.register("mine")``. ``llm_options`` go to backends whose factory takes keyword
-options (the LLM ones); the offline backends take none.
+with ``@judgers.register("mine")``. A factory that declares a parameter ``llm`` is handed the
+run's :class:`~empa_env.llm_options.LLMOptions` (the LLM backends do); a reward factory that
+declares ``goal_epsilon`` gets the EPM preset's goal zone (the EPM formulas do). Nothing else is
+handed to a factory (:meth:`~empa_env.registry.Registry.create`'s ``inject``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import inspect
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from empa_env.llm_options import LLMOptions
 from empa_env.registry import Registry, provenance
 from empa_env.roles.base import Actor, Director, Judger
 from epm.rewards import FORMULAS, RewardFunction
@@ -35,8 +36,18 @@ judgers: Registry[Judger] = Registry("judger backend", "empa.judgers")
 #: Rewards ``r(P_{t-1}, P_t)``: the EPM formulas (``idr``, ``idr_goal``, ``adr``, ``adr_goal``,
 #: ``potential``) and any registered factory returning a callable with ``batch``.
 rewards: Registry[Any] = Registry("reward", "empa.rewards")
+
+
+def _formula(kind: str) -> Any:
+    def make(*, goal_epsilon: float = 1.0) -> RewardFunction:
+        return RewardFunction(kind=kind, goal_epsilon=goal_epsilon)
+
+    make.__doc__ = f"The EPM reward ``{kind}``, its goal zone the preset's ``epsilon``."
+    return make
+
+
 for _kind in FORMULAS:
-    rewards.register(_kind, lambda _k=_kind, **kw: RewardFunction(kind=_k, **kw))
+    rewards.register(_kind, _formula(_kind))
 
 _REGISTRIES: dict[str, tuple[Registry[Any], type]] = {
     "actor": (actors, Actor),
@@ -73,16 +84,11 @@ def describe_role(role: Any) -> dict[str, Any]:
     return out
 
 
-def _takes_options(factory: Callable[..., Any]) -> bool:
-    try:
-        params = inspect.signature(factory).parameters.values()
-    except (TypeError, ValueError):
-        return False
-    return any(p.kind is p.VAR_KEYWORD for p in params)
-
-
-def resolve_role(kind: str, spec: RoleSpec, llm_options: dict[str, Any] | None = None) -> Any:
-    """One role from an instance or a spec string; clear errors for anything else."""
+def resolve_role(
+    kind: str, spec: RoleSpec, llm_options: LLMOptions | dict[str, Any] | None = None
+) -> Any:
+    """One role from an instance or a spec string; clear errors for anything else. A factory
+    that declares ``llm`` gets the run's LLM options."""
     registry, base = _REGISTRIES[kind]
     if isinstance(spec, base):
         return spec
@@ -91,11 +97,12 @@ def resolve_role(kind: str, spec: RoleSpec, llm_options: dict[str, Any] | None =
             f"{kind} must be a spec string ({', '.join(registry.names())}, llm:MODEL, "
             f"python:FILE.py:CLASS) or a {base.__name__}, got {type(spec).__name__}"
         )
-    name = spec.partition(":")[0]
-    options: dict[str, Any] = {}
-    if llm_options and name != "python" and _takes_options(registry.get(name)):
-        options = dict(llm_options)
-    role = registry.create(spec, **options)
+    if spec.startswith("<"):  # how a configuration records a role given as an instance
+        raise TypeError(
+            f"the {kind} {spec} was given as an instance, which a configuration cannot rebuild; "
+            f"pass the instance itself ({kind}=...)"
+        )
+    role = registry.create(spec, inject={"llm": LLMOptions.of(llm_options)})
     if not isinstance(role, base):
         raise TypeError(
             f"{kind} spec {spec!r} built a {type(role).__name__}, not a {base.__name__}"
@@ -107,25 +114,24 @@ def resolve_roles(
     actor: RoleSpec = "offline",
     director: RoleSpec = "offline",
     judger: RoleSpec = "offline",
-    llm_options: dict[str, Any] | None = None,
+    llm_options: LLMOptions | dict[str, Any] | None = None,
 ) -> Roles:
+    options = LLMOptions.of(llm_options)
     return Roles(
-        actor=resolve_role("actor", actor, llm_options),
-        director=resolve_role("director", director, llm_options),
-        judger=resolve_role("judger", judger, llm_options),
+        actor=resolve_role("actor", actor, options),
+        director=resolve_role("director", director, options),
+        judger=resolve_role("judger", judger, options),
     )
 
 
 def resolve_reward(spec: Any, *, goal_epsilon: float = 1.0) -> Any:
     """A reward from an instance (anything with ``batch`` or ``__call__(p_prev, p_next)``) or a
-    registered name; the EPM formulas get the preset's goal-zone ``epsilon``."""
+    registered name; a factory that declares ``goal_epsilon`` gets the preset's goal zone."""
     if not isinstance(spec, str):
         if not callable(spec):
             raise TypeError(f"reward must be a name or a callable, got {type(spec).__name__}")
         return spec
-    if spec in FORMULAS:
-        return rewards.create(spec, goal_epsilon=goal_epsilon)
-    return rewards.create(spec)
+    return rewards.create(spec, inject={"goal_epsilon": goal_epsilon})
 
 
 __all__ = [

@@ -1,6 +1,7 @@
 """One typed configuration of the environment: what defines an :class:`~empa_env.env.EMPAEnv`'s
-results. The benchmark configuration embeds it, and its serialisation (with the roles' and the
-reward's identities resolved) is the run fingerprint.
+results, as data. The benchmark configuration embeds it; :class:`~empa_env.context.EnvContext`
+resolves it once into the roles, reward and EPM configuration that environments play with, and
+describes them for the run fingerprint.
 """
 
 from __future__ import annotations
@@ -9,9 +10,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from empa_env.backends import RoleSpec
 from empa_env.cases.schema import Case
-from empa_env.secrets import is_secret_option
+from empa_env.llm_options import LLMOptions
 from epm.config import EPMConfig
 
 #: ``case_pool``: a pool spec (``"generated"``, ``"generated:SEED:SIZE"``, a suite id, a folder),
@@ -21,34 +21,45 @@ CasePool = str | Sequence[Case] | None
 
 @dataclass(frozen=True)
 class EnvConfig:
-    """Everything that defines an environment's behaviour.
+    """Everything that defines an environment's behaviour, as data (role and reward instances
+    are given to :class:`~empa_env.env.EMPAEnv` or :meth:`EnvContext.build
+    <empa_env.context.EnvContext.build>`, never stored here).
 
     Attributes:
         case_pool: where cases come from (see :func:`empa_env.cases.suites.resolve_pool`).
         actor, director, judger: role specs (``"offline"``, ``"lexicon"``, ``"llm:MODEL"``,
-            ``"python:FILE.py:CLASS"``) or role instances.
+            ``"python:FILE.py:CLASS"``); an environment given an instance records ``"<Class>"``.
         preset: EPM preset name (``"official"``, ``"paper"``) or an :class:`~epm.config.EPMConfig`.
         max_turns: overrides the preset's ``max_turns``.
         reward: a registered reward (``"idr"``, ``"idr_goal"``, ``"adr"``, ``"adr_goal"``,
-            ``"potential"``, ...) or a reward instance.
+            ``"potential"``, ...); an instance is recorded as ``"<Class>"``.
         epm_overrides: any further EPM parameter, e.g. ``{"min_turns": 6}``.
-        llm_options: options of LLM roles (``api_base``, ``cache_path``, ``timeout``, ...); keys
-            that look like secrets never enter a fingerprint.
+        llm_options: options of LLM roles, policies and NEE judges (``api_base``, ``cache_path``,
+            ``timeout``, ...), a mapping or :class:`~empa_env.llm_options.LLMOptions` (a mapping is
+            checked and converted); keys that look like secrets never enter a fingerprint.
         max_reply_chars: the action space's length limit.
     """
 
     case_pool: CasePool = None
-    actor: RoleSpec = "offline"
-    director: RoleSpec = "offline"
-    judger: RoleSpec = "offline"
+    actor: str = "offline"
+    director: str = "offline"
+    judger: str = "offline"
     preset: str | EPMConfig = "official"
     max_turns: int | None = None
-    reward: Any = "idr"
+    reward: str = "idr"
     epm_overrides: dict[str, Any] = field(default_factory=dict)
-    llm_options: dict[str, Any] = field(default_factory=dict)
+    llm_options: LLMOptions = field(default_factory=LLMOptions)
     max_reply_chars: int = 16_384
 
     def __post_init__(self) -> None:
+        for name in ("actor", "director", "judger", "reward"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise TypeError(
+                    f"EnvConfig.{name} is a spec string, got a {type(value).__name__}: give "
+                    f"instances to EMPAEnv({name}=...) or EnvContext.build(config, {name}=...)"
+                )
+        object.__setattr__(self, "llm_options", LLMOptions.of(self.llm_options))
         if self.max_turns is not None and self.max_turns < 1:
             raise ValueError(f"max_turns must be >= 1, got {self.max_turns}")
         if self.max_reply_chars < 1:
@@ -63,18 +74,16 @@ class EnvConfig:
         return tuple(f.name for f in fields(cls))
 
     def plain(self) -> dict[str, Any]:
-        """The configuration as data (instances named by class, secrets dropped)."""
+        """The configuration as recorded with results (cases by id, secrets dropped)."""
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name == "llm_options":
-                value = {k: v for k, v in value.items() if not is_secret_option(k)}
+            if isinstance(value, LLMOptions):
+                value = value.plain()
             elif f.name == "case_pool" and value is not None and not isinstance(value, str):
                 value = [c.id for c in value]
             elif isinstance(value, EPMConfig):
                 value = asdict(value)
-            elif not isinstance(value, str | int | float | bool | dict | type(None)):
-                value = f"<{type(value).__name__}>"
             out[f.name] = value
         return out
 

@@ -22,10 +22,10 @@ from typing import Any, Literal, cast
 import gymnasium as gym
 import numpy as np
 
-from empa_env.backends import describe_role, resolve_reward, resolve_roles
 from empa_env.cases.schema import Case
 from empa_env.cases.suites import is_generated_pool, resolve_pool
 from empa_env.config import EnvConfig
+from empa_env.context import INSTANCE_FIELDS, EnvContext
 from empa_env.info import StepInfo, director_info, typed_metrics
 from empa_env.plot import PlotState
 from empa_env.roles.base import PlaysLanguages
@@ -40,7 +40,7 @@ from empa_env.roles.views import (
     Message,
 )
 from empa_env.spaces import UnicodeText
-from epm.config import EPMConfig, get_preset
+from epm.config import EPMConfig
 from epm.dynamics import turn_physics
 from epm.episode import evaluate, unplayed_increments
 from epm.rubric import AXES, increment
@@ -215,8 +215,10 @@ class EMPAEnv(gym.Env[str, str]):
     ## Arguments
     ``EMPAEnv(config=None, **fields)``: an :class:`~empa_env.config.EnvConfig`, and/or its fields
     as keywords (they override the config): ``case_pool`` (positional too), ``actor``,
-    ``director``, ``judger``, ``preset``, ``max_turns``, ``reward``, ``epm_overrides``,
-    ``llm_options``, ``max_reply_chars``; plus ``render_mode`` (``"ansi"``, ``"human"``).
+    ``director``, ``judger`` and ``reward`` (specs, or instances of your own), ``preset``,
+    ``max_turns``, ``epm_overrides``, ``llm_options``, ``max_reply_chars``; plus ``render_mode``
+    (``"ansi"``, ``"human"``). ``EMPAEnv(cases, context=context)`` plays with the roles and reward
+    of an :class:`~empa_env.context.EnvContext` resolved once and shared by many environments.
     """
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -226,6 +228,7 @@ class EMPAEnv(gym.Env[str, str]):
         case_pool: Any = None,
         *,
         config: EnvConfig | None = None,
+        context: EnvContext | None = None,
         render_mode: str | None = None,
         **fields: Any,
     ) -> None:
@@ -233,23 +236,35 @@ class EMPAEnv(gym.Env[str, str]):
         if unknown:
             raise TypeError(
                 f"unknown EMPAEnv argument(s) {sorted(unknown)}; known: "
-                f"{', '.join(EnvConfig.field_names())}, config, render_mode"
+                f"{', '.join(EnvConfig.field_names())}, config, context, render_mode"
             )
         if case_pool is not None:
             fields["case_pool"] = case_pool
-        self.env_config: EnvConfig = (config or EnvConfig()).replace(**fields)
+        if context is not None:
+            extra = sorted(set(fields) - {"case_pool"}) + (["config"] if config else [])
+            if extra:
+                raise TypeError(
+                    f"EMPAEnv(context=...) plays with the context's configuration; {extra} "
+                    "belong to the context (EnvContext.build)"
+                )
+        else:
+            instances = {
+                k: fields.pop(k)
+                for k in INSTANCE_FIELDS
+                if k in fields and not isinstance(fields[k], str)
+            }
+            context = EnvContext.build((config or EnvConfig()).replace(**fields), **instances)
+            fields = {}
+        self.context: EnvContext = context
+        self.env_config: EnvConfig = context.config.replace(**fields)
         cfg = self.env_config
         self._pool: tuple[Case, ...] | None = None
         self._cases_by_id: dict[str, Case] = {}
         if not is_generated_pool(cfg.case_pool):  # a generated pool is built on first use
             self._pool = self._resolve_pool()
-        overrides = dict(cfg.epm_overrides)
-        if cfg.max_turns is not None:
-            overrides["max_turns"] = cfg.max_turns
-        preset = get_preset(cfg.preset)
-        self.config: EPMConfig = preset.with_overrides(**overrides) if overrides else preset
-        self.reward_fn = resolve_reward(cfg.reward, goal_epsilon=self.config.goal_epsilon)
-        self.roles = resolve_roles(cfg.actor, cfg.director, cfg.judger, cfg.llm_options)
+        self.config: EPMConfig = context.epm
+        self.reward_fn = context.reward
+        self.roles = context.roles
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
@@ -311,16 +326,9 @@ class EMPAEnv(gym.Env[str, str]):
         return [m.as_dict() for m in self._require_episode().history]
 
     def describe(self) -> dict[str, Any]:
-        """What defines results of this env (the run fingerprint): the configuration with the
-        preset, the reward and the roles resolved to their identities."""
-        out = self.env_config.plain()
-        out.pop("case_pool")
-        out["preset"] = self.config.to_dict()
-        out["reward"] = describe_role(self.reward_fn)
-        out["roles"] = self.roles.describe()
-        for name in ("actor", "director", "judger", "max_turns", "epm_overrides"):
-            out.pop(name)
-        return out
+        """What defines results of this env (the run fingerprint): its context's
+        :meth:`~empa_env.context.EnvContext.describe`."""
+        return self.context.describe()
 
     def render(self) -> str | None:
         if self._episode is None:

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from empa_env.llm_options import LLMOptions
 from empa_env.registry import Registry, RegistryError, load_object, provenance
 from empa_env.safe_text import check_name
 from empa_env.sync import run_sync
@@ -98,7 +99,7 @@ policies: Registry[Policy] = Registry("policy kind", "empa.policies")
 
 
 @policies.register("python")
-def python_policy(target: str, **_options: Any) -> Policy:
+def python_policy(target: str) -> Policy:
     """``MODULE:FUNCTION`` or ``FILE.py:FUNCTION``: a function (sync or async), a :class:`Policy`
     subclass or instance. A changed file is a different policy (its sha256 is in ``describe()``)."""
     try:
@@ -131,8 +132,13 @@ def describe_policy(policy: Policy) -> dict[str, Any]:
     return out
 
 
-def load_policy(spec: str | Policy, **options: Any) -> Policy:
-    """A policy from an instance or a spec string ``[NAME=]KIND:TARGET`` (see the module doc)."""
+def load_policy(
+    spec: str | Policy, *, llm: LLMOptions | Mapping[str, Any] | None = None, **options: Any
+) -> Policy:
+    """A policy from an instance or a spec string ``[NAME=]KIND:TARGET`` (see the module doc).
+
+    ``llm``: the run's LLM options, handed to a policy kind whose factory declares ``llm`` (an
+    LLM policy builds its client from them); ``options`` go to the factory as they are."""
     if isinstance(spec, Policy):
         return spec
     alias = None
@@ -150,7 +156,7 @@ def load_policy(spec: str | Policy, **options: Any) -> Policy:
             "litellm:MODEL, hf:PATH)"
         )
     try:
-        policy = policies.create(f"{kind}:{target}", **options)
+        policy = policies.create(f"{kind}:{target}", inject={"llm": LLMOptions.of(llm)}, **options)
     except RegistryError as exc:
         raise PolicySpecError(str(exc)) from None
     if alias is not None:

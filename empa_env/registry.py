@@ -13,8 +13,13 @@ three ways, so that adding one never means editing a dispatch table:
 Specs are strings ``NAME`` or ``NAME:ARGUMENT`` (``"offline"``, ``"llm:openai/gpt-4o"``,
 ``"scripted:attuned"``); the argument is passed to the factory as its first positional argument.
 Everything that takes a spec also takes a ready instance. :meth:`Registry.create` records what
-built an instance (:class:`Provenance`: registry, name, argument, keyword arguments) on it as
-``__empa_spec__``, so run fingerprints say exactly what was used.
+built an instance (:class:`Provenance`: registry, name, argument, keyword arguments, and for a
+plug-in that is not part of empa-gym the sha256 of its source) on it as ``__empa_spec__``, so run
+fingerprints say exactly what was used, down to an edited plug-in file.
+
+What a run hands every factory of a kind (the run's LLM options as ``llm``, a reward's goal zone
+as ``goal_epsilon``) is *injected*: a factory receives such a value only when it declares a
+parameter of that name, so one that has no use for it never sees it.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import importlib
 import importlib.util
 import inspect
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -52,8 +57,10 @@ class Provenance:
     name: str
     argument: str | None = None
     kwargs: dict[str, Any] = field(default_factory=dict)
-    #: For ``python:FILE.py:NAME``: ``sha256:<hex>`` of the file's content, so that an edited
-    #: file is another configuration (:func:`file_digest`); ``None`` otherwise.
+    #: ``sha256:<hex>`` of the plug-in's source (the file of ``python:FILE.py:NAME``, the module
+    #: of ``python:MODULE:NAME``, of an entry point or of a registered factory), so that an edited
+    #: plug-in is another configuration; ``None`` for empa-gym's own code, which the package
+    #: version identifies (:func:`plugin_digest`).
     source_sha256: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -75,6 +82,9 @@ def _plain(value: Any) -> Any:
         return [_plain(v) for v in value]
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in sorted(value.items())}
+    plain = getattr(value, "plain", None)
+    if callable(plain):  # a typed configuration object (e.g. LLMOptions): its recorded form
+        return _plain(plain())
     return f"<{type(value).__name__}>"
 
 
@@ -92,6 +102,61 @@ def file_digest(target: str) -> str | None:
     if not module_part.endswith(".py"):
         return None
     return f"sha256:{hashlib.sha256(_read_source(Path(module_part))).hexdigest()}"
+
+
+#: The packages of empa-gym itself: their code is identified by the package version.
+OWN_PACKAGES: frozenset[str] = frozenset(
+    {"epm", "empa_env", "baselines", "benchmarks", "empa_gym", "perf"}
+)
+
+
+def module_digest(module: str) -> str | None:
+    """``sha256:<hex>`` of a module's source file; ``None`` for empa-gym's own modules and for
+    modules without a source file (built-in, compiled, or not found)."""
+    if not module or module.partition(".")[0] in OWN_PACKAGES:
+        return None
+    loaded = sys.modules.get(module)
+    origin = getattr(loaded, "__file__", None) if loaded is not None else None
+    if origin is None:
+        try:
+            found = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            return None
+        origin = found.origin if found is not None else None
+    if not origin or not str(origin).endswith(".py"):
+        return None
+    try:
+        return f"sha256:{hashlib.sha256(Path(origin).read_bytes()).hexdigest()}"
+    except OSError:
+        return None
+
+
+def plugin_digest(factory: object) -> str | None:
+    """The :attr:`Provenance.source_sha256` of a factory found by name (registered in code or
+    an entry point): its module's source digest (:func:`module_digest`)."""
+    return module_digest(str(getattr(factory, "__module__", "") or ""))
+
+
+def target_digest(target: str) -> str | None:
+    """The source digest of a ``python:`` target: the file of ``FILE.py:NAME``
+    (:func:`file_digest`), the module of ``MODULE:NAME`` (:func:`module_digest`)."""
+    module_part = target.rpartition(":")[0]
+    if module_part.endswith(".py"):
+        return file_digest(target)
+    return module_digest(module_part)
+
+
+def declared(factory: Callable[..., Any], inject: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The values of ``inject`` whose names ``factory`` declares as parameters (a ``**kwargs``
+    catch-all declares none: a value is handed only to a factory that asks for it by name)."""
+    if not inject:
+        return {}
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return {}
+    named = {n for n, p in params.items() if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)}
+    return {k: v for k, v in inject.items() if k in named}
 
 
 def _read_source(path: Path) -> bytes:
@@ -212,31 +277,40 @@ class Registry(Generic[T]):
         return self._factories.setdefault(name, loaded)
 
     # --- construction ----------------------------------------------------------------------
-    def create(self, spec: str, /, **kwargs: Any) -> T:
+    def create(self, spec: str, /, *, inject: Mapping[str, Any] | None = None, **kwargs: Any) -> T:
         """Build an instance from ``NAME``, ``NAME:ARGUMENT`` or ``python:TARGET``.
 
         ``python:TARGET`` loads ``TARGET`` (``MODULE:ATTR`` or ``FILE.py:ATTR``): a class or
         function is called with ``kwargs``, anything else is returned as the instance.
+        ``inject``: values the factory gets only under a parameter name it declares
+        (:func:`declared`); they are recorded with the keywords.
         """
         name, _, argument = spec.partition(":")
-        digest = file_digest(argument) if name == "python" and argument else None
+        digest = target_digest(argument) if name == "python" and argument else None
+        extra: dict[str, Any] = {}
         if name == "python" and argument and "python" not in self._factories:
             obj = load_object(argument)
-            instance: Any = (
-                obj(**kwargs) if inspect.isclass(obj) or inspect.isfunction(obj) else obj
-            )
+            if inspect.isclass(obj) or inspect.isfunction(obj):
+                extra = declared(obj, inject)
+                instance: Any = obj(**kwargs, **extra)
+            else:
+                instance = obj
         else:
             factory = self.get(name)
+            if digest is None:
+                digest = plugin_digest(factory)
+            extra = declared(factory, inject)
             args = (argument,) if argument else ()
             try:
-                instance = factory(*args, **kwargs)
+                instance = factory(*args, **kwargs, **extra)
             except TypeError as exc:
                 if argument and _takes_no_argument(factory):
                     raise RegistryError(
                         f"{self.kind} {name!r} takes no ':ARGUMENT', got {spec!r}"
                     ) from exc
                 raise
-        safe = {k: v for k, v in kwargs.items() if not is_secret_option(k)}
+        used = {**kwargs, **extra}
+        safe = {k: v for k, v in used.items() if not is_secret_option(k)}
         _record(instance, Provenance(self.kind, name, argument or None, safe, digest))
         return instance  # type: ignore[no-any-return]
 
@@ -264,6 +338,6 @@ def _qualname(obj: object) -> str:
 
 
 __all__ = [
-    "SPEC_ATTRIBUTE", "Provenance", "Registry", "RegistryError", "file_digest", "load_object",
-    "provenance",
+    "OWN_PACKAGES", "SPEC_ATTRIBUTE", "Provenance", "Registry", "RegistryError", "declared",
+    "file_digest", "load_object", "module_digest", "plugin_digest", "provenance", "target_digest",
 ]  # fmt: skip

@@ -22,7 +22,6 @@ class HFPolicy(Policy):
         temperature: float = 0.0,
         system_prompt: str | None = None,
         device: str = "cpu",
-        **_: Any,
     ) -> None:
         try:
             import torch

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from empa_env.llm.client import ClientConfig, LLMClient
+from empa_env.llm_options import LLMOptions
 from empa_env.policy import Messages, Policy
 
 
@@ -25,10 +26,19 @@ def companion_prompt() -> tuple[str, str]:
 
 
 class LiteLLMPolicy(Policy):
-    """``litellm:MODEL``; options are :class:`~empa_env.llm.client.ClientConfig` fields
-    (``api_base``, ``api_key_env``, ``timeout``, ``max_retries``, ``temperature``, ``cache_path``...)."""
+    """``litellm:MODEL``. Its client is configured by the run's LLM options (``llm``: their client
+    part, :meth:`~empa_env.llm_options.LLMOptions.client_options`), then by ``options``, which are
+    :class:`~empa_env.llm.client.ClientConfig` fields (``api_base``, ``api_key_env``, ``timeout``,
+    ``max_retries``, ``temperature``, ``cache_path``...) and win over the run's."""
 
-    def __init__(self, model: str, *, system_prompt: str | None = None, **options: Any) -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        system_prompt: str | None = None,
+        llm: LLMOptions | None = None,
+        **options: Any,
+    ) -> None:
         version, default_system = companion_prompt()
         self.system_prompt = system_prompt if system_prompt is not None else default_system
         self.prompt_version = (
@@ -36,8 +46,10 @@ class LiteLLMPolicy(Policy):
             if system_prompt is None
             else "custom-" + hashlib.sha256(system_prompt.encode("utf-8")).hexdigest()[:16]
         )
-        known = set(ClientConfig.__dataclass_fields__)
-        config = {k: v for k, v in options.items() if k in known}
+        unknown = sorted(set(options) - (set(ClientConfig.__dataclass_fields__) - {"model"}))
+        if unknown:
+            raise TypeError(f"LiteLLMPolicy: unknown client option(s) {unknown}")
+        config = {**(llm.client_options() if llm else {}), **options}
         config.setdefault("temperature", 0.7)
         config.setdefault("max_tokens", 300)
         self.client = LLMClient(ClientConfig(model=model, **config))

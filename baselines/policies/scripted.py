@@ -298,7 +298,7 @@ class ScriptedPolicies:
         f"scripted:{n}" for n in REFERENCE_POLICIES + LISTENING_PAIR + PROBE_POLICIES
     )
 
-    def __call__(self, name: str, **_options: object) -> StatelessPolicy:
+    def __call__(self, name: str) -> StatelessPolicy:
         if name not in SCRIPTED:
             raise PolicySpecError(f"unknown scripted policy {name!r}; known: {sorted(SCRIPTED)}")
         return SCRIPTED[name]()

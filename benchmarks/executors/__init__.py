@@ -26,11 +26,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from empa_env.registry import Registry
 
 if TYPE_CHECKING:
-    from benchmarks.config import BenchConfig
-    from empa_env.backends import Roles
-    from empa_env.cases.schema import Case
-    from empa_env.config import EnvConfig
-    from empa_env.policy import Policy
     from epm.trajectory import Trajectory
 
 
@@ -73,24 +68,26 @@ class EpisodeOutcome:
         return self.error is not None
 
 
-@dataclass
-class RunWork:
-    """What every episode of a run needs, built once by the driver.
-
-    ``shared_env`` carries the resolved role instances (the local executor plays with them);
-    ``policy_specs`` say how to rebuild each policy elsewhere (a spec string, or the instance
-    itself when the caller passed instances)."""
-
-    config: BenchConfig
-    cases: list[Case]
-    shared_env: EnvConfig
-    roles: Roles
-    policies: list[Policy]
-    policy_specs: list[Any]
-    panel: Any = None
-
-
 Record = Callable[[EpisodeOutcome], None]
+
+
+class EpisodeRun(Protocol):
+    """A run as an executor sees it (:class:`benchmarks.context.RunContext` is one): it plays
+    any of its episodes, keeps the LLM ledger, and gives itself as data for another machine."""
+
+    policy_specs: list[Any]
+
+    async def play(self, job: EpisodeJob) -> tuple[dict[str, Any], Trajectory]:
+        """One episode played and scored: ``(metrics, trajectory)``."""
+        ...
+
+    def usage(self) -> dict[str, Any]:
+        """The LLM ledger of the episodes this process played so far."""
+        ...
+
+    def data(self, policy_specs: Sequence[Any] | None = None) -> Any:
+        """The run as data (:class:`benchmarks.context.RunData`) that a worker builds it from."""
+        ...
 
 
 class Executor(Protocol):
@@ -100,13 +97,14 @@ class Executor(Protocol):
 
     async def run(
         self,
-        work: RunWork,
+        context: EpisodeRun,
         jobs: Sequence[EpisodeJob],
         record: Record,
         stopping: Callable[[], bool],
     ) -> None:
-        """Play ``jobs``; call ``record`` once per finished or failed episode (never twice for
-        a job); stop starting episodes once ``stopping()`` is true."""
+        """Play ``jobs`` of the run ``context`` (``await context.play(job)`` plays one); call
+        ``record`` once per finished or failed episode (never twice for a job); stop starting
+        episodes once ``stopping()`` is true."""
         ...
 
     def usage(self) -> dict[str, Any]:
@@ -127,5 +125,6 @@ def make_executor(name: str, *, concurrency: int = 32, address: str | None = Non
 
 
 __all__ = [
-    "EpisodeJob", "EpisodeOutcome", "Executor", "Record", "RunWork", "executors", "make_executor",
+    "EpisodeJob", "EpisodeOutcome", "EpisodeRun", "Executor", "Record", "executors",
+    "make_executor",
 ]  # fmt: skip

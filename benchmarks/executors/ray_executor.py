@@ -1,11 +1,13 @@
 """The Ray executor: each episode a Ray task (``empa bench --executor ray [--ray-address ADDR]``).
 
 The driver (the ``empa bench`` process) ships one :class:`RemoteRun` to the cluster's object store
-(the benchmark configuration with role *specs*, the cases, the policy specs) and submits one task
-per (policy, case, seed). A worker rebuilds the roles and policies from the specs once per run
-(cached in the worker process), plays the episode with the same code as the local executor
-(:func:`benchmarks.episodes.play_and_score`) and returns the metrics and the trajectory; the driver
-commits each to the run's SQLite store, once. Only the driver touches the store.
+(the run as data, :class:`~benchmarks.context.RunData`: the benchmark configuration, the cases, the
+policy specs) and submits one task per (policy, case, seed). A worker builds the run's
+:class:`~benchmarks.context.RunContext` from that data once per run (cached in the worker
+process), plays the episode with the same code as the local executor
+(:meth:`RunContext.play <benchmarks.context.RunContext.play>`) and returns the metrics and the
+trajectory; the driver commits each to the run's SQLite store, once. Only the driver touches the
+store.
 
 Failures: an exception inside an episode is an episode error (recorded, like locally, never
 retried by Ray, retried by the next run); a worker process or node that dies takes its tasks
@@ -27,10 +29,13 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from benchmarks.executors import EpisodeJob, EpisodeOutcome, Record, RunWork
+from benchmarks.executors import EpisodeJob, EpisodeOutcome, EpisodeRun, Record
 from empa_env.errors import UserError
+
+if TYPE_CHECKING:
+    from benchmarks.context import RunContext, RunData
 
 #: How ``ray`` is installed when it is missing.
 INSTALL_HINT = (
@@ -116,45 +121,33 @@ def portable_spec(spec: Any) -> Any:
 
 @dataclass(frozen=True)
 class RemoteRun:
-    """What a worker needs to play any episode of a run (shipped once through the object store)."""
+    """What a worker needs to play any episode of a run (shipped once through the object store):
+    the run as data, under a token naming this run."""
 
     token: str
-    config: Any  # benchmarks.config.BenchConfig with role specs, not instances
-    cases: list[Any]
-    policy_specs: list[Any]
-    policy_names: list[str]
+    data: RunData
 
 
 @dataclass
 class _Prepared:
-    shared_env: Any
-    roles: Any
-    policies: list[Any]
-    panel: Any
+    context: RunContext
     loop: asyncio.AbstractEventLoop
 
 
-#: Per worker process: the roles, policies and event loop of the runs it has served.
+#: Per worker process: the run context and event loop of the runs it has served.
 _PREPARED: dict[str, _Prepared] = {}
 
 
 def _prepare(run: RemoteRun) -> _Prepared:
-    """Build (once per worker process and run) what the driver builds in ``run_benchmark``."""
+    """Build (once per worker process and run) the run's context, as the driver did."""
     prepared = _PREPARED.get(run.token)
     if prepared is not None:
         return prepared
-    from benchmarks.episodes import nee_panel, shared_environment
-    from empa_env.policy import load_policy
+    from benchmarks.context import RunContext
 
     for token in list(_PREPARED):  # one run at a time per worker is the common case
         _PREPARED.pop(token).loop.close()
-    config = run.config
-    template, shared = shared_environment(config.env, run.cases)
-    roles = template.roles
-    policies = [load_policy(s, **config.env.llm_options) for s in run.policy_specs]
-    for policy, name in zip(policies, run.policy_names, strict=True):
-        policy.name = name
-    prepared = _Prepared(shared, roles, policies, nee_panel(config), asyncio.new_event_loop())
+    prepared = _Prepared(RunContext.from_data(run.data), asyncio.new_event_loop())
     _PREPARED[run.token] = prepared
     return prepared
 
@@ -163,26 +156,17 @@ def play_remote(run: RemoteRun, job: EpisodeJob) -> EpisodeOutcome:
     """The body of one episode task (runs in a Ray worker; importable so Ray ships it by name)."""
     import ray
 
-    from benchmarks.episodes import play_and_score, run_usage
     from empa_env.llm.client import auth_failure
 
     where = f"{ray.get_runtime_context().get_node_id()[:8]}/{os.getpid()}"
     try:
         prepared = _prepare(run)
-        before = run_usage(prepared.roles, prepared.policies)
-        metrics, trajectory = prepared.loop.run_until_complete(
-            play_and_score(
-                prepared.shared_env,
-                prepared.policies[job.policy_index],
-                run.cases[job.case_index],
-                job.seed,
-                prepared.panel,
-            )
-        )
+        before = prepared.context.usage()
+        metrics, trajectory = prepared.loop.run_until_complete(prepared.context.play(job))
     except Exception as exc:  # an episode error, as locally: recorded, not retried by Ray
         message = "".join(traceback.format_exception_only(exc)).strip()
         return EpisodeOutcome(job, error=message, auth_refused=auth_failure(), worker=where)
-    usage = subtract_usage(run_usage(prepared.roles, prepared.policies), before)
+    usage = subtract_usage(prepared.context.usage(), before)
     return EpisodeOutcome(
         job, metrics, trajectory, auth_refused=auth_failure(), usage=usage, worker=where
     )
@@ -239,7 +223,7 @@ class RayExecutor:
 
     async def run(
         self,
-        work: RunWork,
+        context: EpisodeRun,
         jobs: Sequence[EpisodeJob],
         record: Record,
         stopping: Callable[[], bool],
@@ -254,10 +238,7 @@ class RayExecutor:
             remote = ray.remote(max_retries=self.max_retries, retry_exceptions=False)(play_remote)
             run = RemoteRun(
                 token=uuid.uuid4().hex,
-                config=work.config,
-                cases=list(work.cases),
-                policy_specs=[portable_spec(s) for s in work.policy_specs],
-                policy_names=[p.name for p in work.policies],
+                data=context.data([portable_spec(s) for s in context.policy_specs]),
             )
             run_ref = ray.put(run)
             waiting = list(jobs)

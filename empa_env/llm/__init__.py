@@ -1,8 +1,8 @@
 """LLM backends through LiteLLM: roles, IEDR, the NEE panel, the case generator, and the one
 client layer they share (retries, timeouts, per-model concurrency, SQLite cache, accounting).
 
-``build_role(kind, model, **options)`` is what the environment calls for a role given as
-``"llm:MODEL"``::
+A role given as ``"llm:MODEL"`` is built by :func:`llm_actor`, :func:`llm_director` or
+:func:`llm_judger` from the run's :class:`~empa_env.llm_options.LLMOptions`::
 
     gymnasium.make("EMPA-v0", judger="llm:openai/smollm2", director="llm:openai/smollm2",
                    llm_options={"api_base": "http://127.0.0.1:8080/v1", "cache_path": "c.sqlite"})
@@ -14,8 +14,9 @@ the run's episode concurrency), ``temperature``, ``max_tokens``, ``seed``,
 ``"auto"`` sends a self-hosted OpenAI-compatible endpoint through the ``openai`` SDK directly,
 ``"litellm"`` through LiteLLM), ``ledger`` (a shared
 :class:`UsageLedger` for the run), ``max_repairs``, and the role's own (e.g. the Director's
-``function_calling``). Options a role does not take are ignored for that role, so one
-``llm_options`` dict serves all three roles; unknown names raise ``TypeError``.
+``function_calling``). Each role takes its part (another role's own options are left out), so one
+set of options serves all three roles; unknown names raise ``TypeError`` when the options are
+made. ``build_role(kind, model, **options)`` builds one role directly.
 """
 
 from __future__ import annotations

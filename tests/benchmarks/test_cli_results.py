@@ -53,6 +53,8 @@ def _bench(tmp_path: Path, *extra: str) -> int:
         (["--out", "a_file/run"], "is a file"),
         (["--max-turns", "5"], "--max-turns 5"),
         (["--llm-option", "novalue"], "KEY=VALUE"),
+        (["--llm-option", "temprature=0"], "unknown LLM option(s) ['temprature']"),
+        (["--policy", "scripted:attuned", "--policy", "attuned=scripted:lecturer"], "share a name"),
     ],
 )
 def test_known_errors_end_in_one_error_line_exit_2_and_create_nothing(

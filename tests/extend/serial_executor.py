@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from benchmarks.episodes import play_and_score
-from benchmarks.executors import EpisodeJob, EpisodeOutcome, Record, RunWork, executors
+from benchmarks.context import RunContext
+from benchmarks.executors import EpisodeJob, EpisodeOutcome, Record, executors
 from empa_env.errors import UserError
 
 
@@ -25,7 +25,7 @@ class SerialExecutor:
 
     async def run(
         self,
-        work: RunWork,
+        context: RunContext,
         jobs: Sequence[EpisodeJob],
         record: Record,
         stopping: Callable[[], bool],
@@ -33,13 +33,7 @@ class SerialExecutor:
         for job in jobs:
             if stopping():
                 return
-            metrics, trajectory = await play_and_score(
-                work.shared_env,
-                work.policies[job.policy_index],
-                work.cases[job.case_index],
-                job.seed,
-                work.panel,
-            )
+            metrics, trajectory = await context.play(job)
             SerialExecutor.played.append(job.key)
             record(EpisodeOutcome(job, metrics=metrics, trajectory=trajectory))
 
