@@ -73,13 +73,26 @@ def _installed_codes() -> frozenset[str]:
 class LanguageRegistry(Registry[Language]):
     """The registry of languages, which also says which of them the offline roles play."""
 
+    def __init__(self, kind: str, group: str | None = None) -> None:
+        super().__init__(kind, group)
+        #: The last answer of :meth:`offline_codes`, by the registrations it was read from.
+        self._offline: tuple[object, tuple[str, ...]] | None = None
+
     def offline_codes(self) -> tuple[str, ...]:
         """The codes of the registered languages whose :attr:`Language.offline_roles` is true,
-        sorted. Computed when asked, so a language registered later (in code, or by an entry
-        point of a package installed before the process started) counts; a plug-in that fails to
-        load raises its :class:`~empa_env.registry.RegistryError` here."""
+        sorted. Read from the registrations when asked, so a language registered later (in code,
+        or by an entry point of a package installed before the process started) counts; a
+        plug-in that fails to load raises its :class:`~empa_env.registry.RegistryError` here.
+        The answer is kept until the registrations change (a factory gives the same language
+        each time it is called)."""
+        registered = (tuple(self._factories.items()), _installed_codes())
+        if self._offline is not None and self._offline[0] == registered:
+            return self._offline[1]
         codes = sorted(set(self._factories) | _installed_codes())
-        return tuple(code for code in codes if self.create(code).offline_roles)
+        found = tuple(code for code in codes if self.create(code).offline_roles)
+        # creating an entry point's language registers its factory: key on what is there now
+        self._offline = ((tuple(self._factories.items()), _installed_codes()), found)
+        return found
 
 
 languages: LanguageRegistry = LanguageRegistry("language", LANGUAGE_GROUP)

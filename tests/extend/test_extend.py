@@ -111,10 +111,11 @@ def british_english():
     import importlib
     import sys
 
-    from empa_env.languages import languages
+    from empa_env.languages import languages, offline_languages
 
     module = "tests.extend.british_english"
     sys.modules.pop(module, None)
+    assert "en-GB" not in offline_languages()  # asked before the plug-in registers it
     importlib.import_module(module)
     try:
         yield
