@@ -4,13 +4,16 @@ whether the embedded offline roles can play a case in that language.
 A case names its language (``Case.language``); roles and policies that read text look its
 :class:`Language` up here (``languages.get("en")()``) instead of keeping word lists of their own.
 Another language is one registration (``@languages.register("de")``) or one ``empa.languages``
-entry point.
+entry point; the offline roles play it when its ``offline_roles`` is true
+(:func:`offline_languages`), and refuse its cases otherwise.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib.metadata import entry_points
 
 from empa_env.registry import Registry
 
@@ -25,8 +28,12 @@ class Language:
         word_pattern: a regular expression matching one word (lower-cased text).
         stopwords: words that carry no content (for grounding, echo and salience checks).
         sentence_end: characters that end a sentence.
-        offline_roles: whether the embedded offline Actor, Director and Judger handle this
-            language; when not, LLM roles play it (``actor="llm:MODEL"``, ...).
+        offline_roles: whether the embedded offline Actor, Director and Judger play cases in
+            this language (they play exactly the registered languages where it is true:
+            :func:`offline_languages`). Their lines and lexicons are English, read through this
+            language's words and sentences: true suits English and its regional variants; when
+            false, LLM roles play it (``actor="llm:MODEL"``, ...) and the offline roles refuse
+            its cases at ``reset``.
     """
 
     code: str
@@ -51,7 +58,44 @@ class Language:
         return [p.strip() for p in pieces if p.strip()]
 
 
-languages: Registry[Language] = Registry("language", "empa.languages")
+#: The entry-point group of language plug-ins.
+LANGUAGE_GROUP = "empa.languages"
+
+
+@lru_cache(maxsize=1)
+def _installed_codes() -> frozenset[str]:
+    """The codes installed packages declare in :data:`LANGUAGE_GROUP`. Read once per process:
+    scanning the installed packages' metadata takes milliseconds, and the environment asks which
+    languages the offline roles play at every ``reset``."""
+    return frozenset(ep.name for ep in entry_points(group=LANGUAGE_GROUP))
+
+
+class LanguageRegistry(Registry[Language]):
+    """The registry of languages, which also says which of them the offline roles play."""
+
+    def __init__(self, kind: str, group: str | None = None) -> None:
+        super().__init__(kind, group)
+        #: The last answer of :meth:`offline_codes`, by the registrations it was read from.
+        self._offline: tuple[object, tuple[str, ...]] | None = None
+
+    def offline_codes(self) -> tuple[str, ...]:
+        """The codes of the registered languages whose :attr:`Language.offline_roles` is true,
+        sorted. Read from the registrations when asked, so a language registered later (in code,
+        or by an entry point of a package installed before the process started) counts; a
+        plug-in that fails to load raises its :class:`~empa_env.registry.RegistryError` here.
+        The answer is kept until the registrations change (a factory gives the same language
+        each time it is called)."""
+        registered = (tuple(self._factories.items()), _installed_codes())
+        if self._offline is not None and self._offline[0] == registered:
+            return self._offline[1]
+        codes = sorted(set(self._factories) | _installed_codes())
+        found = tuple(code for code in codes if self.create(code).offline_roles)
+        # creating an entry point's language registers its factory: key on what is there now
+        self._offline = ((tuple(self._factories.items()), _installed_codes()), found)
+        return found
+
+
+languages: LanguageRegistry = LanguageRegistry("language", LANGUAGE_GROUP)
 
 ENGLISH_STOPWORDS = frozenset(
     (
@@ -119,4 +163,19 @@ def language(code: str) -> Language:
     return languages.create(code)
 
 
-__all__ = ["ENGLISH_STOPWORDS", "Language", "language", "languages"]
+def base_code(code: str) -> str:
+    """The language of a code without its region or script (its BCP 47 primary subtag, lower
+    case): ``"en-GB"`` -> ``"en"``."""
+    return code.split("-")[0].lower()
+
+
+def offline_languages() -> tuple[str, ...]:
+    """The case languages the embedded offline Actor, Director and Judger play: the registered
+    languages with ``offline_roles=True`` (:meth:`LanguageRegistry.offline_codes`)."""
+    return languages.offline_codes()
+
+
+__all__ = [
+    "ENGLISH_STOPWORDS", "LANGUAGE_GROUP", "Language", "LanguageRegistry", "base_code",
+    "language", "languages", "offline_languages",
+]  # fmt: skip

@@ -38,8 +38,11 @@ from empa_env.cases.components import (
     Culture,
     Library,
     Occupation,
+    Pattern,
     Situation,
+    StageText,
     Style,
+    YoungAdulthood,
     age_range,
     load_library,
     render,
@@ -337,6 +340,188 @@ class _State:
     situation_use: Counter[str] = field(default_factory=Counter)
 
 
+@dataclass(frozen=True)
+class _Chosen:
+    """The levels of one case and the library components composed to fit them."""
+
+    levels: dict[str, int]
+    situation: Situation
+    occupation: Occupation
+    age: int
+    culture: Culture
+    person: PersonName
+    #: Template slots: the persona's and the cast's names, places and workplace words.
+    slots: dict[str, str]
+    cast: dict[str, str]
+    theme: str
+    childhood: Backstory
+    adolescence: Backstory
+    #: The childhood or adolescence piece whose stage is the evoked memory.
+    evoked: Backstory
+    pattern: Pattern
+    young: YoungAdulthood
+    style: Style
+    threshold: str
+    priorities: dict[str, str]
+    hoped: str
+
+    def provenance(self, case_id: str) -> Provenance:
+        """Which components the case ``case_id`` was composed from."""
+        return Provenance(
+            case_id=case_id, situation=self.situation.id, theme=self.theme,
+            culture=self.culture.id, occupation=self.occupation.id, style=self.style.id,
+            pattern=self.pattern.id, childhood=self.childhood.id, adolescence=self.adolescence.id,
+            young_adulthood=self.young.id,
+            evoked_from="childhood" if self.evoked is self.childhood else "adolescence",
+            cast=tuple((role, self.cast[role]) for role in self.situation.cast),
+        )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _DrawnLines:
+    """The template lines drawn for one case among its components' alternatives."""
+
+    reactions: dict[str, list[str]]
+    principles: list[str]
+    threshold_principle: str
+    agency: str
+    social_persona: str
+    trigger: str
+    interlude: str
+    #: The situation's openings and details, shuffled.
+    openings: list[str]
+    details: list[str]
+
+
+@dataclass(frozen=True)
+class _Renderer:
+    """Fills one case's templates with its slots; ``where`` names the template in errors."""
+
+    slots: dict[str, str]
+    situation_id: str
+
+    def one(self, text: str, where: str) -> str:
+        return render(text, self.slots, f"{self.situation_id}.{where}")
+
+    def many(self, texts: Sequence[str], where: str) -> list[str]:
+        return [self.one(t, f"{where}[{i}]") for i, t in enumerate(texts)]
+
+    def stage(self, kind: str, source: StageText, focus: str, where: str) -> dict[str, object]:
+        """One plot stage of ``source``'s summary, narration and emotions."""
+        return {
+            "kind": kind, "summary": self.one(source.summary, f"{where}.summary"),
+            "narration": self.many(source.narration, f"{where}.narration"),
+            "emotions": list(source.emotions), "focus": focus,
+        }  # fmt: skip
+
+
+def _case_data(case_id: str, c: _Chosen, d: _DrawnLines, r: _Renderer) -> dict[str, Any]:
+    """The case file's content (before validation) from what was chosen and drawn."""
+    situation, style, pattern = c.situation, c.style, c.pattern
+    data: dict[str, Any] = {
+        "id": case_id,
+        "language": "en",
+        "domain": situation.domain,
+        "empathy_threshold": c.threshold,
+        "persona": {
+            "name": c.person.full_name,
+            "gender": c.person.gender,
+            "age": c.age,
+            "social_persona": r.one(d.social_persona, "social_persona"),
+            "inner_core": r.one(pattern.inner_core, "inner_core"),
+            "speaking_style": r.one(style.description, f"{style.id}.description"),
+            "chat_principles": [
+                *r.many(d.principles, f"{style.id}.principles"),
+                r.one(d.threshold_principle, "threshold_principle"),
+            ],
+        },
+        "profile": {
+            "opening_topic": r.one(situation.opening_topic, "opening_topic"),
+            "vent": r.one(situation.vent, "vent"),
+            "hoped_empathy": r.one(getattr(situation.hoped_empathy, c.hoped), "hoped_empathy"),
+            "priorities": c.priorities,
+        },
+        "experience": _experience(c, d, r),
+        "scenario_trigger": r.one(d.trigger, "trigger"),
+        "plot": _plot(c, d, r),
+        "iedr": c.levels,
+        "voice": _voice(c, d, r),
+        "cues": _cues(c, r),
+        "source": "generated",
+    }
+    cast_people = {
+        c.cast[role]: (c.cast.get(f"{role}_word") or role.rstrip("0123456789"))
+        for role in situation.cast
+    }
+    data["facts"] = [f.model_dump(mode="json") for f in draft_facts(data, cast_people)]
+    return data
+
+
+def _experience(c: _Chosen, d: _DrawnLines, r: _Renderer) -> dict[str, str]:
+    """The life story: the backstory pieces, the growth arc and the current situation."""
+    situation = c.situation
+    return {
+        "childhood": r.one(c.childhood.text, "childhood"),
+        "adolescence": r.one(c.adolescence.text, "adolescence"),
+        "young_adulthood": r.one(c.young.text, "young_adulthood"),
+        "growth_arc": r.one(c.pattern.growth_arc, "growth_arc"),
+        "current_situation": r.one(situation.current_situation, "current_situation")
+        + " "
+        + r.one(d.agency, "agency"),
+        "goals": r.one(situation.goals, "goals"),
+    }
+
+
+def _plot(c: _Chosen, d: _DrawnLines, r: _Renderer) -> dict[str, Any]:
+    """The four hidden stages (evoked memory, reflection, self-examination, eruption), the
+    outcome and the interlude."""
+    situation, pattern, evoked = c.situation, c.pattern, c.evoked
+    examination, eruption = situation.self_examination, situation.emotional_eruption
+    return {
+        "stages": [
+            r.stage("evoked_memory", evoked.stage, "affective", f"{evoked.id}.stage"),
+            r.stage("reflection", pattern.reflection, "cognitive", f"{pattern.id}.reflection"),
+            r.stage("self_examination", examination, examination.focus, "self_examination"),
+            r.stage("emotional_eruption", eruption, eruption.focus, "emotional_eruption"),
+        ],
+        "outcome": r.one(situation.outcome, "outcome"),
+        "interlude": r.one(d.interlude, "interlude"),
+    }
+
+
+def _voice(c: _Chosen, d: _DrawnLines, r: _Renderer) -> dict[str, Any]:
+    """What the user says: openings, reactions by stance, memories by period, details."""
+    situation = c.situation
+    return {
+        "openings": r.many(d.openings, "openings"),
+        "reactions": d.reactions,
+        "memories": {
+            "childhood": [r.one(c.childhood.memory, "childhood.memory")],
+            "adolescence": [r.one(c.adolescence.memory, "adolescence.memory")],
+            "young_adulthood": [r.one(c.young.memory, "young_adulthood.memory")],
+            "current": r.many(situation.current_memories, "current_memories"),
+        },
+        "details": r.many(d.details, "details"),
+    }
+
+
+def _cues(c: _Chosen, r: _Renderer) -> dict[str, Any]:
+    """What the judge looks for: expressed and hidden emotions, the knot, values, key facts."""
+    situation = c.situation
+    hidden = list(dict.fromkeys([*situation.hidden_emotions, *c.pattern.hidden_emotions[:2]]))
+    return {
+        "expressed_emotions": list(situation.expressed_emotions),
+        "hidden_emotions": hidden,
+        "cognitive_knot": r.one(situation.cognitive_knot, "cognitive_knot"),
+        "knot_keywords": list(situation.knot_keywords),
+        "core_values": list(situation.core_values),
+        "key_facts": [
+            render(f, c.slots, f"{situation.id}.key_facts[{i}]", sentence_case=False)
+            for i, f in enumerate(situation.key_facts)
+        ],
+    }
+
+
 class ProceduralGenerator:
     """Composes distinct, coherent cases from the component library; implements :class:`CaseGenerator`.
 
@@ -380,6 +565,19 @@ class ProceduralGenerator:
     def _case(
         self, case_id: str, axis: str, domain: str, rng: np.random.Generator, state: _State
     ) -> tuple[Case, Provenance]:
+        """One case: its components chosen, then its lines drawn, then written out (the random
+        draws happen in that order, so that a seed gives the same cases whatever changes below)."""
+        chosen = self._choose(axis, domain, rng, state)
+        drawn = self._draw_lines(chosen, rng)
+        data = _case_data(case_id, chosen, drawn, _Renderer(chosen.slots, chosen.situation.id))
+        state.used_combos.add((chosen.person.full_name, chosen.situation.id))
+        state.used_names.add(chosen.person.full_name)
+        state.situation_use[chosen.situation.id] += 1
+        return Case.model_validate(data), chosen.provenance(case_id)
+
+    def _choose(self, axis: str, domain: str, rng: np.random.Generator, state: _State) -> _Chosen:
+        """The levels and the components that fit them (see the module docstring), in draw
+        order."""
         lib = self.library
         levels = self.levels.draw(axis, rng)
         situation = self._situation(domain, rng, state)
@@ -391,7 +589,6 @@ class ProceduralGenerator:
         slots = persona_slots(person, age, city, hometown, occ)
         cast = self._cast(situation, culture, person, rng)
         slots.update(cast)
-
         theme = _pick(rng, situation.themes)
         childhood, adolescence, evoked = self._backstory(theme, rng)
         pattern = _pick(rng, [p for p in lib.patterns if p.theme == theme])
@@ -410,122 +607,31 @@ class ProceduralGenerator:
             for aspect, ind in PRIORITY_INDICATOR.items()
         }
         hoped = self._hoped_aspect(levels, axis, rng)
+        return _Chosen(
+            levels=levels, situation=situation, occupation=occ, age=age, culture=culture,
+            person=person, slots=slots, cast=cast, theme=theme, childhood=childhood,
+            adolescence=adolescence, evoked=evoked, pattern=pattern, young=young, style=style,
+            threshold=threshold, priorities=priorities, hoped=hoped,
+        )  # fmt: skip
 
-        def r(text: str, where: str) -> str:
-            return render(text, slots, f"{situation.id}.{where}")
-
-        def rs(texts: Sequence[str], where: str) -> list[str]:
-            return [r(t, f"{where}[{i}]") for i, t in enumerate(texts)]
-
-        def stage(kind: str, source, focus: str, where: str) -> dict[str, object]:  # noqa: ANN001
-            return {
-                "kind": kind, "summary": r(source.summary, f"{where}.summary"),
-                "narration": rs(source.narration, f"{where}.narration"),
-                "emotions": list(source.emotions), "focus": focus,
-            }  # fmt: skip
-
+    def _draw_lines(self, chosen: _Chosen, rng: np.random.Generator) -> _DrawnLines:
+        """The lines (still templates) picked among the components' alternatives, in draw order."""
+        lib, style, situation = self.library, chosen.style, chosen.situation
         n_react = int(rng.integers(REACTIONS_PER_STANCE[0], REACTIONS_PER_STANCE[1] + 1))
         reactions = {s: _sample(rng, getattr(style.reactions, s), n_react) for s in STANCES}
-        principles = [
-            *rs(_sample(rng, style.principles, 2), f"{style.id}.principles"),
-            r(_pick(rng, lib.framing.threshold_principles[threshold]), "threshold_principle"),  # type: ignore[index]
-        ]
-        agency = r(_pick(rng, lib.framing.agency[levels["P.1"]]), "agency")
-        hidden = list(dict.fromkeys([*situation.hidden_emotions, *pattern.hidden_emotions[:2]]))
-
-        data: dict[str, Any] = {
-            "id": case_id,
-            "language": "en",
-            "domain": situation.domain,
-            "empathy_threshold": threshold,
-            "persona": {
-                "name": person.full_name,
-                "gender": person.gender,
-                "age": age,
-                "social_persona": r(_pick(rng, lib.social_personas), "social_persona"),
-                "inner_core": r(pattern.inner_core, "inner_core"),
-                "speaking_style": r(style.description, f"{style.id}.description"),
-                "chat_principles": principles,
-            },
-            "profile": {
-                "opening_topic": r(situation.opening_topic, "opening_topic"),
-                "vent": r(situation.vent, "vent"),
-                "hoped_empathy": r(getattr(situation.hoped_empathy, hoped), "hoped_empathy"),
-                "priorities": priorities,
-            },
-            "experience": {
-                "childhood": r(childhood.text, "childhood"),
-                "adolescence": r(adolescence.text, "adolescence"),
-                "young_adulthood": r(young.text, "young_adulthood"),
-                "growth_arc": r(pattern.growth_arc, "growth_arc"),
-                "current_situation": r(situation.current_situation, "current_situation")
-                + " "
-                + agency,
-                "goals": r(situation.goals, "goals"),
-            },
-            "scenario_trigger": r(_pick(rng, situation.triggers), "trigger"),
-            "plot": {
-                "stages": [
-                    stage("evoked_memory", evoked.stage, "affective", f"{evoked.id}.stage"),
-                    stage(
-                        "reflection", pattern.reflection, "cognitive", f"{pattern.id}.reflection"
-                    ),
-                    stage(
-                        "self_examination",
-                        situation.self_examination,
-                        situation.self_examination.focus,
-                        "self_examination",
-                    ),
-                    stage(
-                        "emotional_eruption",
-                        situation.emotional_eruption,
-                        situation.emotional_eruption.focus,
-                        "emotional_eruption",
-                    ),
-                ],  # fmt: skip
-                "outcome": r(situation.outcome, "outcome"),
-                "interlude": r(_pick(rng, situation.interludes), "interlude"),
-            },
-            "iedr": levels,
-            "voice": {
-                "openings": rs(_shuffled(rng, situation.openings), "openings"),
-                "reactions": reactions,
-                "memories": {
-                    "childhood": [r(childhood.memory, "childhood.memory")],
-                    "adolescence": [r(adolescence.memory, "adolescence.memory")],
-                    "young_adulthood": [r(young.memory, "young_adulthood.memory")],
-                    "current": rs(situation.current_memories, "current_memories"),
-                },
-                "details": rs(_shuffled(rng, situation.details), "details"),
-            },
-            "cues": {
-                "expressed_emotions": list(situation.expressed_emotions),
-                "hidden_emotions": hidden,
-                "cognitive_knot": r(situation.cognitive_knot, "cognitive_knot"),
-                "knot_keywords": list(situation.knot_keywords),
-                "core_values": list(situation.core_values),
-                "key_facts": [
-                    render(f, slots, f"{situation.id}.key_facts[{i}]", sentence_case=False)
-                    for i, f in enumerate(situation.key_facts)
-                ],
-            },
-            "source": "generated",
-        }
-        cast_people = {
-            cast[role]: (cast.get(f"{role}_word") or role.rstrip("0123456789"))
-            for role in situation.cast
-        }
-        data["facts"] = [f.model_dump(mode="json") for f in draft_facts(data, cast_people)]
-        state.used_combos.add((person.full_name, situation.id))
-        state.used_names.add(person.full_name)
-        state.situation_use[situation.id] += 1
-        provenance = Provenance(
-            case_id=case_id, situation=situation.id, theme=theme, culture=culture.id, occupation=occ.id,
-            style=style.id, pattern=pattern.id, childhood=childhood.id, adolescence=adolescence.id,
-            young_adulthood=young.id, evoked_from="childhood" if evoked is childhood else "adolescence",
-            cast=tuple((role, cast[role]) for role in situation.cast),
-        )  # fmt: skip
-        return Case.model_validate(data), provenance
+        principles = _sample(rng, style.principles, 2)
+        threshold_principle = _pick(rng, lib.framing.threshold_principles[chosen.threshold])  # type: ignore[index]
+        return _DrawnLines(
+            reactions=reactions,
+            principles=principles,
+            threshold_principle=threshold_principle,
+            agency=_pick(rng, lib.framing.agency[chosen.levels["P.1"]]),
+            social_persona=_pick(rng, lib.social_personas),
+            trigger=_pick(rng, situation.triggers),
+            interlude=_pick(rng, situation.interludes),
+            openings=_shuffled(rng, situation.openings),
+            details=_shuffled(rng, situation.details),
+        )
 
     # -- parts -----------------------------------------------------------------------------------
 

@@ -25,6 +25,10 @@ from functools import lru_cache
 from empa_env.cases.facts import GENERIC_WORDS, RELATIONS, stems
 from empa_env.cases.schema import Fact
 from empa_env.languages import language
+from empa_env.offline.playable import (
+    PlaysOfflineLanguages,
+    refuse_unsupported_language,
+)
 from empa_env.offline.user.listening import Heard, hear, vocabulary_of
 from empa_env.offline.user.reading import read_reply
 from empa_env.offline.user.speech import Speech, lines
@@ -42,24 +46,6 @@ STANCE_FALLBACK = {
 }
 #: A first part at least this long is a whole message (the reference's lines are short).
 WHOLE_MESSAGE = 48
-
-
-#: The case languages the offline roles' material and lexicons are written for.
-OFFLINE_LANGUAGES: tuple[str, ...] = ("en",)
-
-
-class UnsupportedCaseLanguage(ValueError):
-    """An offline role was given a case in a language it cannot play."""
-
-
-def refuse_unsupported_language(role: str, case_id: str, language: str) -> None:
-    """Raise one clear line naming the LLM alternative when ``language`` is not offline-playable."""
-    if language not in OFFLINE_LANGUAGES:
-        raise UnsupportedCaseLanguage(
-            f"the offline {role} plays English cases only, and case {case_id!r} is in "
-            f"{language!r}; use an LLM {role} instead ({role}='llm:MODEL', e.g. "
-            f"`empa bench --{role} llm:openai/gpt-4o-mini`)"
-        )
 
 
 _PHRASE = re.compile(r"\b(the|my|our)\s+([a-z][a-z-]{2,})\b")
@@ -117,13 +103,14 @@ _NOT_TOPIC = GENERIC_WORDS | frozenset(
 
 
 @lru_cache(maxsize=256)
-def _topic_phrases(lines: tuple[str, ...]) -> tuple[str, ...]:
-    """Noun phrases ("my bank", "the rent") the user's own lines keep using, most used first."""
-    en = language("en")
+def _topic_phrases(lines: tuple[str, ...], code: str) -> tuple[str, ...]:
+    """Noun phrases ("my bank", "the rent") the user's own lines keep using, most used first
+    (the nouns that are no stopwords of the case language ``code``)."""
+    stopwords = language(code).stopwords
     found: Counter[str] = Counter()
     for line in lines:
         for det, noun in _PHRASE.findall(line.lower()):
-            if noun in _NOT_TOPIC or noun in en.stopwords or noun.endswith(("ly", "ed", "ing")):
+            if noun in _NOT_TOPIC or noun in stopwords or noun.endswith(("ly", "ed", "ing")):
                 continue
             found[f"{det} {noun}"] += 1
     return tuple(p for p, _ in found.most_common(8))
@@ -134,15 +121,15 @@ def _topics(persona: ActorPersona, facts: tuple[Fact, ...]) -> list[str]:
     rent"): the noun phrases of their opening lines, details and the facts they can tell."""
     voice = persona.voice
     lines = (*voice.openings, *voice.details, *(f.answer for f in facts))
-    return list(_topic_phrases(lines)) or ["all this"]
+    return list(_topic_phrases(lines, persona.language)) or ["all this"]
 
 
-_PERSONA_VOCABULARY: dict[tuple[str, str], frozenset[str]] = {}
+_PERSONA_VOCABULARY: dict[tuple[str, str, str], frozenset[str]] = {}
 
 
 def _persona_vocabulary(persona: ActorPersona) -> frozenset[str]:
     """Stems of the persona material's words, computed once per case."""
-    key = (persona.case_id, persona.scenario_trigger)
+    key = (persona.case_id, persona.scenario_trigger, persona.language)
     found = _PERSONA_VOCABULARY.get(key)
     if found is None:
         if len(_PERSONA_VOCABULARY) > 4096:
@@ -153,7 +140,8 @@ def _persona_vocabulary(persona: ActorPersona) -> frozenset[str]:
                 persona.experience.model_dump_json(),
                 persona.voice.model_dump_json(),
                 persona.scenario_trigger,
-            )
+            ),
+            persona.language,
         )
     return found
 
@@ -197,15 +185,14 @@ def _person(facts: tuple[Fact, ...]) -> str:
     return ""
 
 
-def _short(fact: Fact) -> str:
-    """The first sentence of a fact's answer (a correction is brief)."""
-    first = language("en").sentences(fact.answer)
+def _short(fact: Fact, speech: Speech) -> str:
+    """The first sentence of a fact's answer (a correction is brief), cut by the case language."""
+    first = speech.lang.sentences(fact.answer)
     return first[0] if first else fact.answer
 
 
-class OfflineActor(Actor):
+class OfflineActor(PlaysOfflineLanguages, Actor):
     name = "offline-actor-v1"
-    languages: tuple[str, ...] | None = OFFLINE_LANGUAGES
 
     def open(self, view: ActorView) -> str:
         # Refuse at reset (the opening is the first thing a case asks of the Actor), rather than
@@ -232,7 +219,8 @@ class OfflineActor(Actor):
             (
                 *(f.answer + " " + " ".join(f.about) for f in known),
                 *(" ".join(about) for about in guidance.withheld),
-            )
+            ),
+            persona.language,
         )
         heard = hear(
             read_reply(last_reply, persona.language),
@@ -372,7 +360,9 @@ class OfflineActor(Actor):
         if r.suggestion and speech.length < WHOLE_MESSAGE:
             if heard.tried is not None:
                 speech.add(
-                    speech.pick(t["suggestion_tried"], {**slots, "fact": _short(heard.tried)})
+                    speech.pick(
+                        t["suggestion_tried"], {**slots, "fact": _short(heard.tried, speech)}
+                    )
                 )
             elif stance == "opening_up" or (guidance.rapport or 0.0) >= 0.45:
                 speech.add(speech.pick(t["suggestion_accept"], slots))
@@ -429,7 +419,7 @@ class OfflineActor(Actor):
         word = mistake.word
         fact = mistake.fact if mistake.fact is not None and mistake.fact in known else None
         if fact is not None:
-            said = fact.answer if speech.fresh(fact.answer) else _short(fact)
+            said = fact.answer if speech.fresh(fact.answer) else _short(fact, speech)
             if mistake.kind in ("relation", "person"):
                 line = speech.pick(
                     t["correct_person"], {**slots, "thing": _thing(word, persona), "fact": said}
@@ -459,9 +449,9 @@ class OfflineActor(Actor):
             fact is not None
             and fact.kind != "person"
             and stems(fact.about) & heard.words
-            and speech.fresh(_short(fact))
+            and speech.fresh(_short(fact, speech))
         ):
-            return _short(fact)
+            return _short(fact, speech)
         for opening in persona.voice.openings:
             first = speech.lang.sentences(opening)[:1]
             if not first or opening in speech.spoken_texts:
@@ -470,8 +460,8 @@ class OfflineActor(Actor):
             if speech.fresh(line):
                 return line
         fact = heard.correction
-        if fact is not None and speech.fresh(_short(fact)):
-            return _short(fact)
+        if fact is not None and speech.fresh(_short(fact, speech)):
+            return _short(fact, speech)
         return None
 
     @staticmethod

@@ -13,6 +13,7 @@ dismissal hurt and spend patience; at none left, the Director tells the Actor th
 from __future__ import annotations
 
 from empa_env.cases.schema import AXIS_TO_ASPECT
+from empa_env.offline.playable import PlaysOfflineLanguages
 from empa_env.offline.user.listening import hear
 from empa_env.offline.user.reading import read_reply
 from empa_env.offline.user.state import (
@@ -62,8 +63,7 @@ def stance_for(view: DirectorView, state: UserState | None = None) -> str:
     return "neutral"
 
 
-class OfflineDirector(Director):
-    languages: tuple[str, ...] | None = ("en",)
+class OfflineDirector(PlaysOfflineLanguages, Director):
     name = "offline-director-v1"
 
     def direct(self, view: DirectorView) -> DirectorAction:

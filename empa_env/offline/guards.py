@@ -33,6 +33,7 @@ from typing import Literal
 import yaml
 
 from empa_env.bounded_cache import lru_bytes, text_weight
+from empa_env.languages import base_code
 from empa_env.roles.views import Message
 from empa_env.text import read, reading_form, sentence_spans
 
@@ -783,7 +784,7 @@ class ReplyGuards:
     def inspect(
         self, reply: str, history: Sequence[Message], language: str | None = None
     ) -> GuardVerdict:
-        language = (language or self.language or "en").lower().split("-")[0]
+        language = base_code(language or self.language or "en")
         v = _Verdict()
         if not any(ch.isalnum() for ch in reply):
             quote = reply.strip()

@@ -23,6 +23,7 @@ from functools import lru_cache
 
 from empa_env.cases.schema import ASPECT_TO_AXIS, Cues
 from empa_env.offline.lexicon import Lexicon, load_lexicon, shingles, words
+from empa_env.offline.playable import PlaysOfflineLanguages
 from empa_env.roles.base import Judger
 from empa_env.roles.views import JudgeView
 from epm.rubric import AXES
@@ -263,10 +264,8 @@ class _Context:
         return best
 
 
-class OfflineJudger(Judger):
+class OfflineJudger(PlaysOfflineLanguages, Judger):
     """Rule-based MDEP-PR Judger; deterministic and explainable. See the module docstring."""
-
-    languages: tuple[str, ...] | None = ("en",)
 
     def __init__(self, lexicon: Lexicon | None = None) -> None:
         self.lexicon = lexicon or load_lexicon()

@@ -35,11 +35,14 @@ def test_offline_roles_refuse_a_chinese_case_at_reset() -> None:
 
 
 def test_the_offline_actor_refuses_by_itself_too() -> None:
-    from empa_env.offline.actor import OfflineActor, UnsupportedCaseLanguage
+    from empa_env.offline.actor import OfflineActor
+    from empa_env.offline.playable import UnsupportedCaseLanguage
     from empa_env.roles.views import ActorPersona, ActorView
 
     case = load_suite("empa30-v1").cases[0].model_copy(update={"language": "zh"})
-    with pytest.raises(UnsupportedCaseLanguage, match="offline actor plays English cases only"):
+    with pytest.raises(
+        UnsupportedCaseLanguage, match=r"offline actor plays cases in English \(en\) only"
+    ):
         OfflineActor().open(ActorView(ActorPersona.from_case(case), (), None, 0, 0))
 
 

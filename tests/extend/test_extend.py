@@ -96,12 +96,94 @@ def test_a_new_language_is_one_file_and_a_code():
         "tre", "laca", "laboro", "finiĝas",
     ]  # fmt: skip
     assert "The conversation is in Esperanto (eo)" in language_instruction("eo", "actor")
-    # The offline roles play English only: a case in the new language is refused at reset, with
-    # the LLM roles named, instead of being scored by English rules.
+    # The offline roles do not play it (offline_roles=False): a case in the new language is
+    # refused at reset, with the LLM roles named, instead of being scored by English rules.
     case = load_suite("empa30-v1").cases[0].model_copy(update={"language": "eo"})
     env = EMPAEnv([case], max_turns=12)
     with pytest.raises(ValueError, match="in 'eo'; use an LLM actor"):
         env.reset(seed=0)
+
+
+@pytest.fixture
+def british_english():
+    """Registers "en-GB" by importing its one file; unregistered afterwards, so that other tests
+    see the built-in languages only."""
+    import importlib
+    import sys
+
+    from empa_env.languages import languages, offline_languages
+
+    module = "tests.extend.british_english"
+    sys.modules.pop(module, None)
+    assert "en-GB" not in offline_languages()  # asked before the plug-in registers it
+    importlib.import_module(module)
+    try:
+        yield
+    finally:
+        languages.unregister("en-GB")
+        sys.modules.pop(module, None)
+
+
+def _played(case, policy, seed):
+    """The whole episode of ``policy`` on ``case`` with the offline roles, as plain data."""
+    from empa_env import EMPAEnv
+
+    env = EMPAEnv([case], max_turns=12)
+    env.reset(seed=seed)
+    done = False
+    while not done:
+        *_, terminated, truncated, _ = env.step(policy(env.messages))
+        done = terminated or truncated
+    return env.trajectory.to_dict()
+
+
+def test_a_new_language_the_offline_roles_play_is_one_file_and_a_code(british_english):
+    from empa_env import EMPAEnv
+    from empa_env.cases.suites import load_suite
+    from empa_env.languages import offline_languages
+    from empa_env.offline.actor import OfflineActor
+    from empa_env.offline.default import offline_judger
+    from empa_env.offline.director import OfflineDirector
+    from empa_env.offline.playable import UnsupportedCaseLanguage
+    from empa_env.roles.views import ActorPersona, ActorView
+    from empa_env.testing import policies
+    from tests.extend import esperanto  # noqa: F401  (registers "eo", offline_roles=False)
+
+    # The offline roles play exactly the registered languages with offline_roles=True.
+    assert offline_languages() == ("en", "en-GB")
+    for role in (OfflineActor(), OfflineDirector(), offline_judger()):
+        assert role.languages == ("en", "en-GB")
+    # A British English case plays end to end as the same case in English does: the language's
+    # words, stopwords and sentences are English's, and the offline roles read through them.
+    cases = load_suite("empa30-v1").cases
+    for case, policy, seed in (
+        (cases[0], policies.attuned, 0),
+        (cases[3], policies.advice_giver, 1),
+        (cases[7], policies.parrot, 2),
+    ):
+        british = case.model_copy(update={"language": "en-GB"})
+        played = _played(british, policy, seed)
+        assert played == _played(case, policy, seed) and played["turns"]
+    # A language with offline_roles=False is refused at reset, the offline languages named.
+    esperanto_case = cases[0].model_copy(update={"language": "eo"})
+    with pytest.raises(ValueError) as refused:
+        EMPAEnv([esperanto_case]).reset(seed=0)
+    assert str(refused.value).startswith(
+        "the actor 'offline-actor-v1' plays cases in en, en-GB only, and case "
+        f"{esperanto_case.id!r} is in 'eo'; use an LLM actor instead"
+    )
+    with pytest.raises(UnsupportedCaseLanguage) as refused_by_actor:
+        OfflineActor().open(ActorView(ActorPersona.from_case(esperanto_case), (), None, 0, 0))
+    assert str(refused_by_actor.value).startswith(
+        "the offline actor plays cases in English (en), British English (en-GB) only, and case "
+    )
+    # Unregistered, the language is no longer played: its cases are refused like any other.
+    from empa_env.languages import languages
+
+    languages.unregister("en-GB")
+    assert offline_languages() == ("en",)
+    with pytest.raises(ValueError, match="plays cases in en only, and case .* is in 'en-GB'"):
+        EMPAEnv([cases[0].model_copy(update={"language": "en-GB"})]).reset(seed=0)
 
 
 def test_a_new_encoder_tier_is_one_file_and_a_name():

@@ -5,7 +5,8 @@ How one reply is read:
 1. **Language.** The English-only encoders cannot read other scripts. A reply written mostly in a
    non-Latin script is *not* scored as empty: by default the judgement fails with a clear error
    (``unsupported_language="fail"``), or, if asked, gets zero levels with a reason (``"zero"``).
-   :attr:`SemanticJudger.languages` says what the encoder reads (``None``: multilingual).
+   :attr:`SemanticJudger.languages` says which case languages it rates: the offline roles'
+   languages the encoder reads (``None``: a multilingual encoder, any language).
 2. **Encoding.** The user's last messages (cached: they repeat every turn) and the reply, in one
    encoder pass that also yields a vector per reply sentence.
 3. **Heads.** Six multinomial heads give level probabilities per axis; the expected level is the
@@ -34,6 +35,7 @@ from typing import Literal, Protocol
 
 import numpy as np
 
+from empa_env.languages import base_code, offline_languages
 from empa_env.offline.semantic.encoder import CachedEncoder, Encoder, Span, shared_encoder
 from empa_env.offline.semantic.features import (
     addressed_row,
@@ -205,8 +207,14 @@ class SemanticJudger(Judger):
 
     @property
     def languages(self) -> tuple[str, ...] | None:
-        """Languages the encoder reads (``None``: multilingual)."""
-        return self.encoder.languages
+        """The case languages it rates (:class:`~empa_env.roles.PlaysLanguages`): those the
+        offline roles play (:func:`~empa_env.languages.offline_languages`) that the encoder
+        reads, a regional variant ("en-GB") read as its language ("en"); ``None`` (any) with a
+        multilingual encoder."""
+        reads = self.encoder.languages
+        if reads is None:
+            return None
+        return tuple(code for code in offline_languages() if base_code(code) in reads)
 
     @cached_property
     def heads_sha256(self) -> str:
@@ -285,9 +293,10 @@ class SemanticJudger(Judger):
         if not reply.strip():
             return Judgement(dict(zeros), dict(zeros), judge=self.name,
                              reasoning={"note": "empty reply"})  # fmt: skip
-        if self.languages is not None and non_latin_share(reply) > 0.5:
+        reads = self.encoder.languages
+        if reads is not None and non_latin_share(reply) > 0.5:
             message = (
-                f"the {self.encoder.id} encoder reads {', '.join(self.languages)} only; this "
+                f"the {self.encoder.id} encoder reads {', '.join(reads)} only; this "
                 f"reply is mostly in another script and cannot be rated by this judge"
             )
             if self.unsupported_language == "fail":

@@ -56,7 +56,6 @@ INVITING: frozenset[str] = wordset(
     """happen happened happening feel feeling felt mean meant means hardest worst most stays weigh
     weighs going tell more part inside underneath really matter matters like story"""
 )
-_EN = language("en")
 #: Words of a reflection's frame ("it sounds like", "if I hear you"), not of its content.
 _FRAME_WORDS: frozenset[str] = wordset(
     """sounds sound seems seem hearing hear understand saying mean must really mostly basically
@@ -112,9 +111,11 @@ def _fact_stems(about: tuple[str, ...]) -> frozenset[str]:
 
 
 @lru_cache(maxsize=512)
-def vocabulary_of(texts: tuple[str, ...]) -> frozenset[str]:
-    """Stems of every word in ``texts`` (the user's own material), accents folded."""
-    return frozenset(stems(fold(w) for t in texts for w in _EN.words(fold(t))))
+def vocabulary_of(texts: tuple[str, ...], code: str = "en") -> frozenset[str]:
+    """Stems of every word in ``texts`` (the user's own material, in the case language
+    ``code``), accents folded."""
+    lang = language(code)
+    return frozenset(stems(fold(w) for t in texts for w in lang.words(fold(t))))
 
 
 def _score(q_stems: set[str], kind: str, about: tuple[str, ...], fact_kind: str) -> int:
@@ -150,6 +151,7 @@ def hear(
     """Take ``reading`` against what the user knows (see the module docstring)."""
     if reading.empty:
         return Heard(reading)
+    lang = language(reading.language)
     words = frozenset(stems(reading.words)) | frozenset(stems(reading.names))
     answered: list[tuple[Question, Fact]] = []
     values: list[tuple[Question, str]] = []
@@ -180,7 +182,7 @@ def hear(
         if q.kind == "duration" and not (
             best_known[0] >= bar and known[best_known[1]].kind == "duration"
         ):
-            value = topical_duration([fold(w) for w in _EN.words(fold(q.text))], material)
+            value = topical_duration([fold(w) for w in lang.words(fold(q.text))], material)
             if value:
                 values.append((q, value))
                 continue
@@ -208,7 +210,7 @@ def hear(
     if unknown and known:
         correction = next((f for f in known if f.kind not in ("person",)), known[0])
     if reading.summary:
-        s_words = [fold(w) for w in _EN.content_words(reading.summary, min_length=2)]
+        s_words = [fold(w) for w in lang.content_words(reading.summary, min_length=2)]
         s_names = [n for n in reading.names if n in fold(reading.summary).lower()]
         summary_wrong = _unknown_claim(s_words, s_names, vocabulary)
         if summary_wrong:
@@ -235,12 +237,12 @@ def hear(
         correction = mistake.fact or correction
     tried: Fact | None = None
     if reading.suggestion:
-        sug = set(stems(fold(w) for w in _EN.content_words(reading.suggestion, min_length=3)))
+        sug = set(stems(fold(w) for w in lang.content_words(reading.suggestion, min_length=3)))
         for f in known:
             if f.kind == "tried" and len(sug & _fact_stems(f.about)) >= 1:
                 tried = f
                 break
-    last = frozenset(stems(fold(w) for w in _EN.content_words(last_message, min_length=3)))
+    last = frozenset(stems(fold(w) for w in lang.content_words(last_message, min_length=3)))
     follows_up = bool(words & last - frozenset(stems(GENERIC_WORDS)))
     engaged = bool((words & vocabulary) - frozenset(stems(GENERIC_WORDS)))
     acts = bool(
@@ -287,8 +289,9 @@ def _mistake(
                 people.setdefault(fold(names[0]), relations[0])
     sentences = [reading.summary] if reading.summary else []
     sentences += [q.text for q in reading.questions]
+    lang = language(reading.language)
     for n, sentence in enumerate(sentences):
-        words = [fold(w) for w in _EN.words(fold(sentence))]
+        words = [fold(w) for w in lang.words(fold(sentence))]
         names = [w.removesuffix("'s") for w in words if w.removesuffix("'s") in people]
         found = wrong_relation(sentence, names, people, known) or wrong_person(
             words, names, people, known, hidden

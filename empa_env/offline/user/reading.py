@@ -195,6 +195,9 @@ class Reading:
     words: tuple[str, ...]
     #: Capitalised words inside sentences (names), lower case and folded.
     names: tuple[str, ...]
+    #: The case language it was read in (a :mod:`empa_env.languages` code): its words and
+    #: sentences are the ones hearing it against the case uses.
+    language: str
 
     @property
     def hostile(self) -> bool:
@@ -268,7 +271,7 @@ def read_reply(text: str, code: str = "en") -> Reading:
     stripped = read(text).strip()
     words = [fold(w) for w in lang.words(stripped)]
     if not stripped or not words:
-        return Reading(text, True, True, (), "", "", False, False, "", "", False, (), ())
+        return Reading(text, True, True, (), "", "", False, False, "", "", False, (), (), code)
     sentences = sentence_texts(stripped) or [stripped]
     questions: list[Question] = []
     suggestion = summary = contempt = dismissal = ""
@@ -337,6 +340,7 @@ def read_reply(text: str, code: str = "en") -> Reading:
         own_story=own_story,
         words=content_words,
         names=tuple(dict.fromkeys(names)),
+        language=code,
     )
 
 

@@ -64,11 +64,17 @@ def stage_rapport(case: Case, stage: int) -> float:
     )
 
 
-def _case_key(case: Case) -> tuple[str, str, int, int]:
-    return (case.id, case.persona.name, len(case.facts), hash(case.scenario_trigger))
+#: What tells cases apart in the caches below: id, persona, facts, trigger and language.
+_CaseKey = tuple[str, str, int, int, str]
 
 
-_VOCABULARIES: dict[tuple[str, str, int, int], frozenset[str]] = {}
+def _case_key(case: Case) -> _CaseKey:
+    return (
+        case.id, case.persona.name, len(case.facts), hash(case.scenario_trigger), case.language
+    )  # fmt: skip
+
+
+_VOCABULARIES: dict[_CaseKey, frozenset[str]] = {}
 
 
 def case_vocabulary(case: Case) -> frozenset[str]:
@@ -93,7 +99,7 @@ def _vocabulary(case: Case) -> frozenset[str]:
         *(f.answer + " " + " ".join(f.about) for f in case.facts),
         *(s.summary + " " + " ".join(s.narration) for s in case.plot.stages),
     )
-    return vocabulary_of(texts)
+    return vocabulary_of(texts, case.language)
 
 
 def gain(heard: Heard, delta_e: float, rapport: float) -> float:
@@ -123,11 +129,11 @@ def gain(heard: Heard, delta_e: float, rapport: float) -> float:
     return g
 
 
-_KNOWN: dict[tuple[str, str, int, int], tuple[tuple[Fact, ...], frozenset[str]]] = {}
+_KNOWN: dict[_CaseKey, tuple[tuple[Fact, ...], frozenset[str]]] = {}
 
 
 @lru_cache(maxsize=65536)
-def _heard(key: tuple[str, str, int, int], reply: str, previous_user: str, code: str) -> Heard:
+def _heard(key: _CaseKey, reply: str, previous_user: str, code: str) -> Heard:
     """How one past reply was heard (the replay reads each reply once, not once per turn)."""
     known, vocab = _KNOWN[key]
     return hear(read_reply(reply, code), known, (), vocab, previous_user)
