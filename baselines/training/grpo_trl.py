@@ -23,11 +23,19 @@ functions read the episode's fields: :func:`trajectory_reward` is ``R_traj = sum
 of the environment's per-turn rewards, IDR by default), which GRPOTrainer standardises per case
 over its ``K`` rollouts, i.e. the GRPO estimator of :mod:`baselines.advantages`;
 :func:`epm_index_reward` is the episode's EPM-Index, logged with weight 0 by default.
+
+The rollouts' own numbers (``empa/turns``, ``empa/success_rate``, ``empa/tokens/...``; see
+:meth:`~baselines.training.rollout.RolloutBatch.metrics`) reach TRL's log through its public hook
+for reward functions: TRL passes every reward function a ``log_metric(name, value)`` callable
+(TRL's GRPO documentation, "log_metric"), averages what it receives over the processes and then
+over each logging step, like its own ``kl`` or ``entropy``. The rollout function hands them to
+:func:`trajectory_reward` as the ``empa_metrics`` field; nothing writes to the trainer's private
+state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,9 +128,6 @@ class EMPARolloutFunction:
         prompt_ids, completion_ids, env_mask = episode_streams(batch)
         returns = (batch.rewards.sum(-1)[:, 0]).tolist()
         epm = [float((row[0] or {}).get("EPM_Index") or 0.0) for row in batch.episodes]
-        for key, value in batch.metrics().items():
-            if key.startswith("tokens/") or key in ("turns", "success_rate"):
-                trainer._metrics["train"][f"empa/{key}"].append(value)
         return {
             "prompt_ids": prompt_ids,
             "completion_ids": completion_ids,
@@ -130,6 +135,7 @@ class EMPARolloutFunction:
             "env_mask": env_mask,
             "trajectory_return": [float(r) for r in returns],
             "epm_index": epm,
+            "empa_metrics": [episode_metrics(batch)] * len(case_ids),
         }
 
     def close(self) -> None:
@@ -139,11 +145,32 @@ class EMPARolloutFunction:
         self.envs.clear()
 
 
+def episode_metrics(batch: RolloutBatch) -> dict[str, float]:
+    """What the rollouts log beside TRL's metrics: ``empa/turns``, ``empa/success_rate`` and the
+    token counts ``empa/tokens/...`` of one generation's episodes (this process's)."""
+    return {
+        f"empa/{key}": value
+        for key, value in batch.metrics().items()
+        if key.startswith("tokens/") or key in ("turns", "success_rate")
+    }
+
+
 def trajectory_reward(
-    prompts: Sequence[Any], completions: Sequence[Any], trajectory_return: Sequence[float],
+    prompts: Sequence[Any],
+    completions: Sequence[Any],
+    trajectory_return: Sequence[float],
+    empa_metrics: Sequence[Mapping[str, float]] = (),
+    log_metric: Callable[[str, float], None] | None = None,
     **_: Any,
-) -> list[float | None]:  # fmt: skip
-    """The episode's ``R_traj = sum_t r_t`` (a GRPOTrainer reward function)."""
+) -> list[float | None]:
+    """The episode's ``R_traj = sum_t r_t`` (a GRPOTrainer reward function).
+
+    It also logs the generation's episode metrics (:func:`episode_metrics`, the same mapping on
+    every sample) once each through TRL's ``log_metric``, which GRPOTrainer passes to every
+    reward function."""
+    if log_metric is not None and empa_metrics:
+        for name, value in empa_metrics[0].items():
+            log_metric(name, value)
     return [float(r) for r in trajectory_return]
 
 
@@ -213,6 +240,6 @@ def empa_grpo_trainer(
 
 
 __all__ = [
-    "EMPARolloutFunction", "empa_grpo_trainer", "episode_streams", "epm_index_reward",
-    "grpo_dataset", "trajectory_reward",
+    "EMPARolloutFunction", "empa_grpo_trainer", "episode_metrics", "episode_streams",
+    "epm_index_reward", "grpo_dataset", "trajectory_reward",
 ]  # fmt: skip

@@ -81,6 +81,40 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "model"
 
 
+#: One figure to draw: its file name (no suffix), the function that draws it, and its caption.
+FigureSpec = tuple[str, Callable[[], Figure], str]
+
+
+class _FigureQueue:
+    """The report's figures, named while the sections are built and drawn all at once at the end.
+
+    Every figure is independent, so :func:`render_figures` draws them together (in parallel);
+    until then each section holds placeholders (empty PNG bytes), in the order they were queued.
+    """
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.draws: list[Callable[[], Figure]] = []
+
+    def add(self, *specs: FigureSpec) -> list[ReportFigure]:
+        """Placeholders for ``specs``, their draws queued; none when figures are off."""
+        if not self.enabled:
+            return []
+        out = []
+        for name, draw, caption in specs:
+            out.append(ReportFigure(name, caption, b"", f"figures/{name}.png"))
+            self.draws.append(draw)
+        return out
+
+    def draw_into(self, sections: list[Section]) -> None:
+        """Draw every queued figure and put its PNG into its placeholder, section by section."""
+        if not self.draws:
+            return
+        pngs = iter(render_figures(self.draws))
+        for section in sections:
+            section.figures = [replace(f, png=next(pngs)) for f in section.figures]
+
+
 def build_sections(
     episodes: pd.DataFrame,
     trajectories: Mapping[str, Trajectory],
@@ -96,108 +130,151 @@ def build_sections(
     comparability group) limits the significance tests to models of comparable runs.
     """
     order = T.model_order(episodes)
-    pending: list[Callable[[], Figure]] = []
-
-    def figs(*specs: tuple[str, Callable[[], Figure], str]) -> list[ReportFigure]:
-        if not figures:
-            return []
-        out = []
-        for name, draw, caption in specs:  # drawn below, all at once (in parallel)
-            out.append(ReportFigure(name, caption, b"", f"figures/{name}.png"))
-            pending.append(draw)
-        return out
-
-    sections = [
-        Section(
-            "Ranking: EPM-Q indices and EPM-Index",
-            "Table 9 ranks the models by EPM-Index (0.4 Outcome + 0.2 Efficiency + 0.4 Stability); "
-            "Table 8 shows the nine indices the three dimensions average. Look at the dimensions, "
-            "not just the total: a high Outcome with low Efficiency means the model gets there by "
-            "a long detour.",
-            [
-                T.leaderboard_table(episodes, order),
-                T.composite_table(episodes, order, (0.4, 0.2, 0.4)),
-                T.index_means_table(episodes, order, T.still_episodes(episodes, trajectories)),
-            ],
-        ),
-        Section(
-            "Success and failure",
-            "Fig. 11 shows, per model, the share of episodes by how they ended; Fig. 14 shows "
-            "every case (columns, easiest left) for every model (rows). A column that is red for "
-            "every model is a hard case; a row with isolated red cells shows where one model "
-            "breaks.",
-            [T.outcome_table(episodes, order), T.case_status_table(episodes, order)],
-            figs(
-                (
-                    "fig11_outcomes",
-                    lambda: F.fig_outcome_bars(episodes, order),
-                    "Fig. 11 - Episode endings per model (stacked shares).",
-                ),
-                (
-                    "fig14_case_status",
-                    lambda: F.fig_case_status_heatmap(episodes, order),
-                    "Fig. 14 - Ending per model and case.",
-                ),
-            ),
-        ),
-        Section(
-            "Metric distributions",
-            "Fig. 12: one box per model and metric (box = middle 50% of episodes, line = median, "
-            "diamond = mean, dots = outliers); a tall box means the model is inconsistent across "
-            "cases. Fig. 13: the same metrics case by case, so dips on particular cases stand out. "
-            "Lower is better for tau and R_pen, higher for the rest.",
-            [],
-            figs(
-                (
-                    "fig12_metric_boxplots",
-                    lambda: F.fig_metric_boxplots(episodes, order),
-                    "Fig. 12 - Distribution of the nine EPM metrics per model.",
-                ),
-                (
-                    "fig13_case_scatter",
-                    lambda: F.fig_case_scatter(episodes, order),
-                    "Fig. 13 - Key metrics per case (mean over seeds).",
-                ),
-            ),
-        ),
-        Section(
-            "Means, standard deviations and significance",
-            "Bar height is the mean (the model's level), the error bar the standard deviation "
-            "(its volatility). The tests say whether two models' EPM-Index per episode differ more "
-            "than chance would explain; with few cases, large differences can still fail to be "
-            "significant after the Holm correction.",
-            [
-                T.summary_table(episodes, order),
-                T.significance_table(episodes, order, groups=groups, groups_note=groups_note),
-            ],
-            figs(
-                (
-                    "fig15_mean_sd",
-                    lambda: F.fig_mean_sd_bars(episodes, order),
-                    "Fig. 15 - Mean ± sd of the nine EPM metrics per model.",
-                )
-            ),
-        ),
-        Section(
-            "Open evaluation paradigm: alternative weightings",
-            "The EPM-Index weights are a choice for one use. Crisis intervention weights "
-            "Stability, long-term companionship Outcome, task-oriented counselling Efficiency. "
-            "Pick the column that matches your use; a model that ranks well in every column is "
-            "robust.",
-            T.weighting_tables(episodes, order),
-        ),
+    queue = _FigureQueue(enabled=figures)
+    built = [
+        _ranking_section(episodes, trajectories, order),
+        _endings_section(episodes, order, queue),
+        _distributions_section(episodes, order, queue),
+        _significance_section(episodes, order, queue, groups, groups_note),
+        _weightings_section(episodes, order),
+        _nee_section(episodes, order),
+        _trajectories_section(episodes, trajectories, order, queue),
+        _profiles_section(episodes, order, queue),
+        transcript_section(episodes, trajectories),
+        _judge_failures_section(episodes, trajectories, order),
     ]
-    nee = T.nee_tables(episodes, order)
-    if nee:
-        sections.append(
-            Section(
-                "NEE and the final comprehensive score (FCS)",
-                "NEE rates how the conversation felt (naturalness, pacing, narrative arc; 0-100) "
-                "where EPM measures what it did to the user's state. FCS combines both, 60/40.",
-                nee,
+    sections = [section for section in built if section is not None]
+    queue.draw_into(sections)
+    return sections
+
+
+def _ranking_section(
+    episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], order: list[str]
+) -> Section:
+    """Tables 9 and 8: the models ranked by EPM-Index, its dimensions and the nine indices."""
+    return Section(
+        "Ranking: EPM-Q indices and EPM-Index",
+        "Table 9 ranks the models by EPM-Index (0.4 Outcome + 0.2 Efficiency + 0.4 Stability); "
+        "Table 8 shows the nine indices the three dimensions average. Look at the dimensions, "
+        "not just the total: a high Outcome with low Efficiency means the model gets there by "
+        "a long detour.",
+        [
+            T.leaderboard_table(episodes, order),
+            T.composite_table(episodes, order, (0.4, 0.2, 0.4)),
+            T.index_means_table(episodes, order, T.still_episodes(episodes, trajectories)),
+        ],
+    )
+
+
+def _endings_section(episodes: pd.DataFrame, order: list[str], queue: _FigureQueue) -> Section:
+    """How the episodes ended: per model (Fig. 11) and per model and case (Fig. 14)."""
+    return Section(
+        "Success and failure",
+        "Fig. 11 shows, per model, the share of episodes by how they ended; Fig. 14 shows "
+        "every case (columns, easiest left) for every model (rows). A column that is red for "
+        "every model is a hard case; a row with isolated red cells shows where one model "
+        "breaks.",
+        [T.outcome_table(episodes, order), T.case_status_table(episodes, order)],
+        queue.add(
+            (
+                "fig11_outcomes",
+                lambda: F.fig_outcome_bars(episodes, order),
+                "Fig. 11 - Episode endings per model (stacked shares).",
+            ),
+            (
+                "fig14_case_status",
+                lambda: F.fig_case_status_heatmap(episodes, order),
+                "Fig. 14 - Ending per model and case.",
+            ),
+        ),
+    )
+
+
+def _distributions_section(
+    episodes: pd.DataFrame, order: list[str], queue: _FigureQueue
+) -> Section:
+    """The nine metrics' spread per model (Fig. 12) and their means case by case (Fig. 13)."""
+    return Section(
+        "Metric distributions",
+        "Fig. 12: one box per model and metric (box = middle 50% of episodes, line = median, "
+        "diamond = mean, dots = outliers); a tall box means the model is inconsistent across "
+        "cases. Fig. 13: the same metrics case by case, so dips on particular cases stand out. "
+        "Lower is better for tau and R_pen, higher for the rest.",
+        [],
+        queue.add(
+            (
+                "fig12_metric_boxplots",
+                lambda: F.fig_metric_boxplots(episodes, order),
+                "Fig. 12 - Distribution of the nine EPM metrics per model.",
+            ),
+            (
+                "fig13_case_scatter",
+                lambda: F.fig_case_scatter(episodes, order),
+                "Fig. 13 - Key metrics per case (mean over seeds).",
+            ),
+        ),
+    )
+
+
+def _significance_section(
+    episodes: pd.DataFrame,
+    order: list[str],
+    queue: _FigureQueue,
+    groups: Mapping[str, str] | None,
+    groups_note: str,
+) -> Section:
+    """Means and standard deviations (Fig. 15) and the pairwise tests on the EPM-Index."""
+    return Section(
+        "Means, standard deviations and significance",
+        "Bar height is the mean (the model's level), the error bar the standard deviation "
+        "(its volatility). The tests say whether two models' EPM-Index per episode differ more "
+        "than chance would explain; with few cases, large differences can still fail to be "
+        "significant after the Holm correction.",
+        [
+            T.summary_table(episodes, order),
+            T.significance_table(episodes, order, groups=groups, groups_note=groups_note),
+        ],
+        queue.add(
+            (
+                "fig15_mean_sd",
+                lambda: F.fig_mean_sd_bars(episodes, order),
+                "Fig. 15 - Mean ± sd of the nine EPM metrics per model.",
             )
-        )
-    specs = []
+        ),
+    )
+
+
+def _weightings_section(episodes: pd.DataFrame, order: list[str]) -> Section:
+    """The ranking under the other uses' weightings of the three dimensions."""
+    return Section(
+        "Open evaluation paradigm: alternative weightings",
+        "The EPM-Index weights are a choice for one use. Crisis intervention weights "
+        "Stability, long-term companionship Outcome, task-oriented counselling Efficiency. "
+        "Pick the column that matches your use; a model that ranks well in every column is "
+        "robust.",
+        T.weighting_tables(episodes, order),
+    )
+
+
+def _nee_section(episodes: pd.DataFrame, order: list[str]) -> Section | None:
+    """Tables 10 and 11 (NEE and FCS); None when no episode has an NEE score."""
+    nee = T.nee_tables(episodes, order)
+    if not nee:
+        return None
+    return Section(
+        "NEE and the final comprehensive score (FCS)",
+        "NEE rates how the conversation felt (naturalness, pacing, narrative arc; 0-100) "
+        "where EPM measures what it did to the user's state. FCS combines both, 60/40.",
+        nee,
+    )
+
+
+def _trajectory_figures(
+    episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], order: list[str]
+) -> list[FigureSpec]:
+    """Fig. 16, one figure per model on one common scale; models that played exactly the same
+    trajectories share one figure, named after them all (file names stay distinct)."""
+    specs: list[FigureSpec] = []
     used: set[str] = set()
     limits = F.trajectory_limits(trajectories)  # one scale for every model's panels
     progress = F.progress_limits(trajectories)
@@ -220,59 +297,70 @@ def build_sections(
                    else ")."),
             )
         )  # fmt: skip
-    sections.append(
-        Section(
-            "Trajectories in the C/A/P space",
-            "Each line is one episode, from its start P_0 (hollow circle) to its end (cross), "
-            "projected on two of the three axes. Deficits are negative and the goal is the origin "
-            "(star), so good conversations head up and to the right in a straight line. A "
-            "conversation succeeds positionally once its progress along the ideal direction "
-            "(right panel: projection on v* over ||P_0||, -1 at the start) reaches -0.1 with "
-            "enough energy: it need not come near the origin; the dashed segments are that "
-            "threshold at each successful end, the small disc the geometric goal. Green = "
-            "success, amber = truncated, purple = director ended, red = failure. Every model "
-            "is drawn on the same axes; models that played exactly the same trajectories (the "
-            "judge could not tell their replies apart) share one figure, named together.",
-            figures=figs(*specs),
-        )
+    return specs
+
+
+def _trajectories_section(
+    episodes: pd.DataFrame,
+    trajectories: Mapping[str, Trajectory],
+    order: list[str],
+    queue: _FigureQueue,
+) -> Section:
+    """Fig. 16: every episode's path in the C/A/P space and its progress towards the goal."""
+    return Section(
+        "Trajectories in the C/A/P space",
+        "Each line is one episode, from its start P_0 (hollow circle) to its end (cross), "
+        "projected on two of the three axes. Deficits are negative and the goal is the origin "
+        "(star), so good conversations head up and to the right in a straight line. A "
+        "conversation succeeds positionally once its progress along the ideal direction "
+        "(right panel: projection on v* over ||P_0||, -1 at the start) reaches -0.1 with "
+        "enough energy: it need not come near the origin; the dashed segments are that "
+        "threshold at each successful end, the small disc the geometric goal. Green = "
+        "success, amber = truncated, purple = director ended, red = failure. Every model "
+        "is drawn on the same axes; models that played exactly the same trajectories (the "
+        "judge could not tell their replies apart) share one figure, named together.",
+        figures=queue.add(*_trajectory_figures(episodes, trajectories, order)),
     )
+
+
+def _profiles_section(
+    episodes: pd.DataFrame, order: list[str], queue: _FigureQueue
+) -> Section | None:
+    """Fig. 17: the mean EPM-Index per model and case profile; None without profile columns."""
     profiles = T.profile_tables(episodes, order)
-    if profiles:
-        sections.append(
-            Section(
-                "Profiles by need type, life domain and stress",
-                "Each column is a group of cases, each row a model (best first); a cell is the "
-                "model's mean EPM-Index there. Left: dominant need (C/A/P) under routine vs "
-                "challenging deficits. Middle: life domain. Right: dominant need for receptive vs "
-                "defensive users. An even row means the model does not depend on the kind of "
-                "case; dark cells show where it breaks down.",
-                profiles,
-                figs(
-                    (
-                        "fig17_profiles",
-                        lambda: F.fig_profile_heatmap(episodes, order),
-                        "Fig. 17 - Mean EPM-Index per model and case profile.",
-                    )
-                ),
+    if not profiles:
+        return None
+    return Section(
+        "Profiles by need type, life domain and stress",
+        "Each column is a group of cases, each row a model (best first); a cell is the "
+        "model's mean EPM-Index there. Left: dominant need (C/A/P) under routine vs "
+        "challenging deficits. Middle: life domain. Right: dominant need for receptive vs "
+        "defensive users. An even row means the model does not depend on the kind of "
+        "case; dark cells show where it breaks down.",
+        profiles,
+        queue.add(
+            (
+                "fig17_profiles",
+                lambda: F.fig_profile_heatmap(episodes, order),
+                "Fig. 17 - Mean EPM-Index per model and case profile.",
             )
-        )
-    sections.append(transcript_section(episodes, trajectories))
-    sections.append(
-        Section(
-            "Judge failures",
-            "Every reply should be judged once. A failed judgement is recorded (v_t = 0 for that "
-            "turn), counted here and listed below; it is never silently scored as a real zero.",
-            [
-                T.judge_failure_table(episodes, order),
-                T.judge_failure_details(episodes, trajectories),
-            ],
-        )
+        ),
     )
-    if pending:
-        pngs = iter(render_figures(pending))
-        for section in sections:
-            section.figures = [replace(f, png=next(pngs)) for f in section.figures]
-    return sections
+
+
+def _judge_failures_section(
+    episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], order: list[str]
+) -> Section:
+    """Failed judgements per model, and each one listed."""
+    return Section(
+        "Judge failures",
+        "Every reply should be judged once. A failed judgement is recorded (v_t = 0 for that "
+        "turn), counted here and listed below; it is never silently scored as a real zero.",
+        [
+            T.judge_failure_table(episodes, order),
+            T.judge_failure_details(episodes, trajectories),
+        ],
+    )
 
 
 _DRAWERS: list[Callable[[], Figure]] = []

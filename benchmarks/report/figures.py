@@ -588,71 +588,126 @@ def fig_trajectory_projections(
     model, so that panels compare); default: this model's own range. ``same_as``: models that
     played exactly the same trajectories (:func:`identical_trajectories`), named in the title.
     """
-    rows = episodes[episodes["model"] == model]
-    picked = [
-        (trajectories[str(key)], str(outcome))
-        for key, outcome in zip(rows["episode_key"], rows["outcome"], strict=True)
-        if str(key) in trajectories
-    ]
-    paths = [(t.positions(), o) for t, o in picked]
-    lo, hi = (
-        limits
-        if limits is not None
-        else trajectory_limits({str(i): t for i, (t, _) in enumerate(picked)})
-    )
+    picked = _model_episodes(episodes, trajectories, model)
+    own = {str(i): t for i, (t, _) in enumerate(picked)}
+    lo, hi = limits if limits is not None else trajectory_limits(own)
     # Fixed positions instead of layout="constrained": every model's figure has the same axes,
     # titles and a two-row legend, so the layout the engine found is written down once (it was
     # most of the CPU of these figures, one per model; see benchmarks/perf/perf_report.py).
     fig = plt.figure(figsize=(19, 5.6))
     axes = [fig.add_axes(rect) for rect in _FIG16_AXES]
-    colors = [OUTCOME_COLORS.get(o, "#888888") for _, o in paths]
+    colors = [OUTCOME_COLORS.get(o, "#888888") for _, o in picked]
     norms0 = [float(np.linalg.norm(t.p0)) for t, _ in picked]
     radius = SUCCESS_ALPHA * float(np.median(norms0)) if norms0 else 0.0
-    for ax, (h, v) in zip(axes[:3], PLANES, strict=True):
-        i, j = AXES.index(h), AXES.index(v)
-        k = 3 - i - j
-        ax.add_patch(Circle((0, 0), radius, color="#1b9e3a", alpha=0.25, zorder=0))
-        ax.axhline(0, color="grey", linewidth=0.6, zorder=1)
-        ax.axvline(0, color="grey", linewidth=0.6, zorder=1)
-        segments = [pos[:, [i, j]] for pos, _ in paths]
-        ax.add_collection(
-            LineCollection(segments, colors=colors, alpha=0.55, linewidths=1.1, zorder=2)
-        )
-        if paths:
-            starts = np.array([pos[0, [i, j]] for pos, _ in paths])
-            ends = np.array([pos[-1, [i, j]] for pos, _ in paths])
-            ax.scatter(
-                starts[:, 0], starts[:, 1], s=22, facecolors="none", edgecolors=colors, zorder=3
-            )
-            ax.scatter(ends[:, 0], ends[:, 1], s=22, c=colors, marker="X", zorder=3)
-        # the positional success half-space P . v* >= -eps_dir, cut at the end's third coordinate
-        for t, o in picked:
-            if o != "success" or not t.turns:
-                continue
-            vs = np.asarray(t.turns[-1].v_star, dtype=float)
-            end = np.asarray(t.turns[-1].position, dtype=float)
-            eps = SUCCESS_ALPHA * float(np.linalg.norm(t.p0))
-            normal = vs[[i, j]]
-            if float(np.hypot(*normal)) < 1e-9:
-                continue
-            offset = -eps - vs[k] * end[k]
-            foot = normal * offset / float(normal @ normal)  # closest boundary point to 0
-            along = np.array([-normal[1], normal[0]]) / float(np.hypot(*normal))
-            half = 0.18 * (hi - lo)
-            a, b = foot + along * half, foot - along * half
+    paths = [t.positions() for t, _ in picked]
+    for ax, plane in zip(axes[:3], PLANES, strict=True):
+        _draw_plane(ax, plane, picked, paths, colors, radius, (lo, hi))
+    _draw_progress_panel(axes[3], picked, colors, progress_range or progress_limits(own))
+    handles = _fig16_legend_handles([o for _, o in picked])
+    fig.legend(
+        handles=handles,
+        loc="lower center",
+        bbox_to_anchor=(0.5, 0.0),
+        ncol=min(len(handles), 5),
+        frameon=False,
+        fontsize=9,
+    )
+    scale = "common scale for every model" if limits is not None else "this model's scale"
+    name = series_label([model, *same_as])
+    same = "; identical play, drawn once" if same_as else ""
+    fig.suptitle(
+        f"Fig. 16 - Trajectories of {name} in the C/A/P deficit space ({len(picked)} episodes"
+        f"{' each' if same_as else ''}; {scale}{same})",
+        fontsize=13,
+    )
+    return fig
+
+
+def _model_episodes(
+    episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], model: str
+) -> list[tuple[Trajectory, str]]:
+    """``model``'s episodes that have a trajectory, as (trajectory, outcome), in row order."""
+    rows = episodes[episodes["model"] == model]
+    return [
+        (trajectories[str(key)], str(outcome))
+        for key, outcome in zip(rows["episode_key"], rows["outcome"], strict=True)
+        if str(key) in trajectories
+    ]
+
+
+def _draw_plane(
+    ax: Axes,
+    plane: tuple[str, str],
+    picked: Sequence[tuple[Trajectory, str]],
+    paths: Sequence[np.ndarray],
+    colors: Sequence[str],
+    radius: float,
+    limits: tuple[float, float],
+) -> None:
+    """One plane of Fig. 16: the goal disc, every path (``paths``: the positions of ``picked``)
+    with its start and end, the successful ends' threshold segments and the origin, on a square
+    ``limits`` range."""
+    h, v = plane
+    i, j = AXES.index(h), AXES.index(v)
+    lo, hi = limits
+    ax.add_patch(Circle((0, 0), radius, color="#1b9e3a", alpha=0.25, zorder=0))
+    ax.axhline(0, color="grey", linewidth=0.6, zorder=1)
+    ax.axvline(0, color="grey", linewidth=0.6, zorder=1)
+    segments = [pos[:, [i, j]] for pos in paths]
+    ax.add_collection(LineCollection(segments, colors=colors, alpha=0.55, linewidths=1.1, zorder=2))
+    if paths:
+        starts = np.array([pos[0, [i, j]] for pos in paths])
+        ends = np.array([pos[-1, [i, j]] for pos in paths])
+        ax.scatter(starts[:, 0], starts[:, 1], s=22, facecolors="none", edgecolors=colors, zorder=3)
+        ax.scatter(ends[:, 0], ends[:, 1], s=22, c=colors, marker="X", zorder=3)
+    half = 0.18 * (hi - lo)
+    for t, o in picked:
+        segment = _success_boundary(t, i, j, half) if o == "success" else None
+        if segment is not None:
+            a, b = segment
             ax.plot(
                 [a[0], b[0]], [a[1], b[1]], "--", color=OUTCOME_COLORS["success"], lw=1.2, zorder=3
             )
-        ax.plot(0, 0, marker="*", color="black", markersize=11, zorder=4)
-        ax.set_xlim(lo, hi)
-        ax.set_ylim(lo, hi)
-        ax.set_aspect("equal")
-        ax.set_xlabel(f"{h} ({AXIS_NAMES[h]} state; 0 = need met)")
-        ax.set_ylabel(f"{v} ({AXIS_NAMES[v]} state; 0 = need met)")
-        ax.set_title(f"{h}-{v} plane")
-        _few_ticks(ax)
-        ax.grid(alpha=0.25)
-    ax = axes[3]
+    ax.plot(0, 0, marker="*", color="black", markersize=11, zorder=4)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_aspect("equal")
+    ax.set_xlabel(f"{h} ({AXIS_NAMES[h]} state; 0 = need met)")
+    ax.set_ylabel(f"{v} ({AXIS_NAMES[v]} state; 0 = need met)")
+    ax.set_title(f"{h}-{v} plane")
+    _few_ticks(ax)
+    ax.grid(alpha=0.25)
+
+
+def _success_boundary(
+    trajectory: Trajectory, i: int, j: int, half: float
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The ends of the segment drawn for the positional success half-space ``P . v* >= -eps_dir``
+    on the plane of axes ``i`` and ``j``, cut at the end's third coordinate and centred on the
+    boundary's point closest to the origin, ``half`` long each way; None when the trajectory has
+    no turn or ``v*`` is perpendicular to the plane."""
+    if not trajectory.turns:
+        return None
+    k = 3 - i - j
+    vs = np.asarray(trajectory.turns[-1].v_star, dtype=float)
+    end = np.asarray(trajectory.turns[-1].position, dtype=float)
+    eps = SUCCESS_ALPHA * float(np.linalg.norm(trajectory.p0))
+    normal = vs[[i, j]]
+    if float(np.hypot(*normal)) < 1e-9:
+        return None
+    offset = -eps - vs[k] * end[k]
+    foot = normal * offset / float(normal @ normal)  # closest boundary point to 0
+    along = np.array([-normal[1], normal[0]]) / float(np.hypot(*normal))
+    return foot + along * half, foot - along * half
+
+
+def _draw_progress_panel(
+    ax: Axes,
+    picked: Sequence[tuple[Trajectory, str]],
+    colors: Sequence[str],
+    progress_range: tuple[float, float],
+) -> None:
+    """Fig. 16's right panel: each episode's progress per turn against the success threshold."""
     ax.axhspan(-SUCCESS_ALPHA, 10.0, color="#1b9e3a", alpha=0.12, zorder=0)
     ax.axhline(-SUCCESS_ALPHA, color=OUTCOME_COLORS["success"], linestyle="--", lw=1.4, zorder=1)
     ax.add_collection(
@@ -666,17 +721,19 @@ def fig_trajectory_projections(
     )
     longest = max((t.num_turns for t, _ in picked), default=1)
     ax.set_xlim(0, max(longest, 1))
-    ax.set_ylim(
-        *(progress_range or progress_limits({str(i): t for i, (t, _) in enumerate(picked)}))
-    )
+    ax.set_ylim(*progress_range)
     _few_ticks(ax)
     ax.xaxis.set_major_locator(MaxNLocator(5, integer=True))  # turns are whole numbers
     ax.set_xlabel("turn")
     ax.set_ylabel("progress Pₜ · v*ₜ / ‖P₀‖  (-1 = start, 0 = goal)")
     ax.set_title("Positional success: progress reaches -0.1 (and E_total ≥ ‖P₀‖)", fontsize=10)
     ax.grid(alpha=0.25)
-    outcomes = sorted(
-        {o for _, o in paths},
+
+
+def _fig16_legend_handles(outcomes: Sequence[str]) -> list[Artist]:
+    """Fig. 16's legend: one line per ending (with its episode count), then the markers."""
+    shown = sorted(
+        set(outcomes),
         key=lambda o: list(OUTCOME_COLORS).index(o) if o in OUTCOME_COLORS else 99,
     )
     handles: list[Artist] = [
@@ -684,9 +741,9 @@ def fig_trajectory_projections(
             [],
             [],
             color=OUTCOME_COLORS.get(o, "#888888"),
-            label=f"{outcome_label(o)} ({sum(1 for _, x in paths if x == o)})",
+            label=f"{outcome_label(o)} ({sum(1 for x in outcomes if x == o)})",
         )
-        for o in outcomes
+        for o in shown
     ]
     handles += [
         Line2D(
@@ -715,23 +772,7 @@ def fig_trajectory_projections(
             label="positional success threshold P · v* = -0.1 ‖P₀‖",
         ),
     ]
-    fig.legend(
-        handles=handles,
-        loc="lower center",
-        bbox_to_anchor=(0.5, 0.0),
-        ncol=min(len(handles), 5),
-        frameon=False,
-        fontsize=9,
-    )
-    scale = "common scale for every model" if limits is not None else "this model's scale"
-    name = series_label([model, *same_as])
-    same = "; identical play, drawn once" if same_as else ""
-    fig.suptitle(
-        f"Fig. 16 - Trajectories of {name} in the C/A/P deficit space ({len(paths)} episodes"
-        f"{' each' if same_as else ''}; {scale}{same})",
-        fontsize=13,
-    )
-    return fig
+    return handles
 
 
 # --- Fig. 17: radar profiles ----------------------------------------------------------------

@@ -351,155 +351,230 @@ class OfflineJudger(PlaysOfflineLanguages, Judger):
         return False
 
     def _rate(self, view: JudgeView, reply: ReplyAnalysis, ctx: _Context, r: _Rating) -> None:
-        lex = self.lexicon
-        profile = view.profile
-        cues = profile.cues
-        text_lower = view.reply.lower()
-        cw = cue_words(cues)
-        spans = reply.spans
+        """Levels for a reply the probes let through: progress per axis where a candidate span is
+        grounded in this user's words and fits where they are, then the penalties, then the caps
+        for this user (low priorities, a wall of text). Order matters: the first quote found for
+        a level is the one kept."""
+        seen = _read_reply(view, reply, ctx, self.lexicon.emotion_words)
+        _rate_affective(seen, ctx, r)
+        _rate_cognitive(seen, ctx, r)
+        _rate_motivational(seen, r)
+        _penalise(seen, ctx, r)
+        _fit_to_user(seen, r)
 
-        facts = [f for f in cw.facts if f in text_lower and f in ctx.user_text]
-        overlap = reply.content & ctx.recent_user_words
-        engaged = bool(facts) or len(overlap) >= 2
-        anchor = (facts[0] if facts else ", ".join(sorted(overlap)[:3])) if engaged else ""
 
-        expressed = cw.expressed
-        released = {e.lower() for e in profile.released_emotions}
-        deeper = cw.hidden | released
-        named = emotions_in(reply.stems, text_lower, lex.emotion_words | expressed | deeper)
-        grounded_emotions = sorted(named & (ctx.user_emotions | expressed))
-        deep_named = sorted(
-            e
-            for e in named & deeper
-            if e not in ctx.user_emotions
-            and emotion_stem(e) not in ctx.user_stems
-            and emotion_stem(e) not in ctx.named_before
-        )
+@dataclass(frozen=True)
+class _Reading:
+    """What :meth:`OfflineJudger._rate` knows about a reply in this conversation, before rating.
 
-        rapport = ctx.rapport
-        needed = RAPPORT_NEEDED.get(profile.empathy_threshold, 1)
-        premature = rapport < needed
-        focus = profile.current_focus
+    ``engaged``: the reply names one of the user's key facts (that the user mentioned) or at
+    least two content words of their last two messages; ``anchor`` quotes that (empty when not
+    engaged). ``named``: every emotion the reply names; ``grounded_emotions``: those the user
+    expressed; ``deep_named``: deeper feelings (the case's hidden ones or those a plot stage
+    released) the reply names first, before the user or an earlier reply did. ``premature``: the
+    user has had fewer validating or clarifying replies than their empathy threshold needs.
+    """
 
-        # --- A: affective ---------------------------------------------------------------------
-        if "validation" in spans:
-            if grounded_emotions:
-                recent_same = sum(
-                    1
-                    for prev in ctx.previous[-2:]
-                    if "validation" in prev.spans
-                    and {emotion_stem(e) for e in grounded_emotions} <= prev.stems
-                )
-                if recent_same < 2:
-                    r.progress(
-                        "A",
-                        1,
-                        spans["validation"],
-                        f"validates {grounded_emotions[0]!r}, which the user expressed",
-                    )
-            elif engaged and profile.empathy_threshold != "high":
-                r.progress("A", 1, spans["validation"], f"acknowledges the feeling around {anchor}")
-        if deep_named and ("resonance" in spans or "validation" in spans):
-            quote = spans.get("resonance", spans.get("validation", ""))
-            unlocked = released & set(deep_named)
-            if unlocked or rapport >= max(needed, 1):
+    view: JudgeView
+    reply: ReplyAnalysis
+    text_lower: str
+    cues: CueWords
+    engaged: bool
+    anchor: str
+    released: frozenset[str]
+    named: frozenset[str]
+    grounded_emotions: list[str]
+    deep_named: list[str]
+    rapport: int
+    needed: int
+
+    @property
+    def spans(self) -> dict[str, str]:
+        return self.reply.spans
+
+    @property
+    def premature(self) -> bool:
+        return self.rapport < self.needed
+
+    @property
+    def focus(self) -> str | None:
+        return self.view.profile.current_focus
+
+
+def _read_reply(
+    view: JudgeView, reply: ReplyAnalysis, ctx: _Context, emotion_words: frozenset[str]
+) -> _Reading:
+    """How the reply engages with what the user said and which of their feelings it names."""
+    profile = view.profile
+    text_lower = view.reply.lower()
+    cw = cue_words(profile.cues)
+
+    facts = [f for f in cw.facts if f in text_lower and f in ctx.user_text]
+    overlap = reply.content & ctx.recent_user_words
+    engaged = bool(facts) or len(overlap) >= 2
+    anchor = (facts[0] if facts else ", ".join(sorted(overlap)[:3])) if engaged else ""
+
+    expressed = cw.expressed
+    released = {e.lower() for e in profile.released_emotions}
+    deeper = cw.hidden | released
+    named = emotions_in(reply.stems, text_lower, emotion_words | expressed | deeper)
+    grounded_emotions = sorted(named & (ctx.user_emotions | expressed))
+    deep_named = sorted(
+        e
+        for e in named & deeper
+        if e not in ctx.user_emotions
+        and emotion_stem(e) not in ctx.user_stems
+        and emotion_stem(e) not in ctx.named_before
+    )
+    return _Reading(
+        view=view,
+        reply=reply,
+        text_lower=text_lower,
+        cues=cw,
+        engaged=engaged,
+        anchor=anchor,
+        released=frozenset(released),
+        named=frozenset(named),
+        grounded_emotions=grounded_emotions,
+        deep_named=deep_named,
+        rapport=ctx.rapport,
+        needed=RAPPORT_NEEDED.get(profile.empathy_threshold, 1),
+    )
+
+
+def _rate_affective(seen: _Reading, ctx: _Context, r: _Rating) -> None:
+    """A: validation of an expressed feeling (not the same one a third time running), and
+    resonance with a deeper one (level 2 once the user is open to it)."""
+    spans = seen.spans
+    if "validation" in spans:
+        if seen.grounded_emotions:
+            stems = {emotion_stem(e) for e in seen.grounded_emotions}
+            recent_same = sum(
+                1
+                for prev in ctx.previous[-2:]
+                if "validation" in prev.spans and stems <= prev.stems
+            )
+            if recent_same < 2:
                 r.progress(
-                    "A", 2, quote, f"resonates with a deeper, unspoken feeling: {deep_named[0]!r}"
+                    "A",
+                    1,
+                    spans["validation"],
+                    f"validates {seen.grounded_emotions[0]!r}, which the user expressed",
                 )
+        elif seen.engaged and seen.view.profile.empathy_threshold != "high":
+            r.progress(
+                "A", 1, spans["validation"], f"acknowledges the feeling around {seen.anchor}"
+            )
+    if seen.deep_named and ("resonance" in spans or "validation" in spans):
+        quote = spans.get("resonance", spans.get("validation", ""))
+        deep = seen.deep_named[0]
+        unlocked = seen.released & set(seen.deep_named)
+        if unlocked or seen.rapport >= max(seen.needed, 1):
+            r.progress("A", 2, quote, f"resonates with a deeper, unspoken feeling: {deep!r}")
+        else:
+            r.progress("A", 1, quote, f"names {deep!r} before the user has opened up")
+
+
+def _rate_cognitive(seen: _Reading, ctx: _Context, r: _Rating) -> None:
+    """C: a clarifying question about what the user said, and a reframe of their knot (level 2
+    once they feel heard, or when the story calls for understanding)."""
+    spans = seen.spans
+    if "clarification" in spans and seen.engaged:
+        r.progress("C", 1, spans["clarification"], f"clarifies what the user means ({seen.anchor})")
+    if "reframe" in spans:
+        knot = seen.cues.knot
+        knot_hit = sorted(k for k in knot if k in seen.text_lower)
+        voiced = sorted(k for k in knot if k in ctx.user_text)
+        # A reframe counts when it touches the user's knot: its words, or what the user just
+        # said once the knot has surfaced in their own words.
+        if knot_hit or (voiced and seen.engaged):
+            hook = knot_hit[0] if knot_hit else seen.anchor
+            if not seen.premature or seen.focus == "cognitive":
+                r.progress("C", 2, spans["reframe"], f"reframes the knot around {hook!r}")
             else:
-                r.progress("A", 1, quote, f"names {deep_named[0]!r} before the user has opened up")
-
-        # --- C: cognitive ---------------------------------------------------------------------
-        if "clarification" in spans and engaged:
-            r.progress("C", 1, spans["clarification"], f"clarifies what the user means ({anchor})")
-        if "reframe" in spans:
-            knot = cw.knot
-            knot_hit = sorted(k for k in knot if k in text_lower)
-            voiced = sorted(k for k in knot if k in ctx.user_text)
-            # A reframe counts when it touches the user's knot: its words, or what the user just
-            # said once the knot has surfaced in their own words.
-            if knot_hit or (voiced and engaged):
-                hook = knot_hit[0] if knot_hit else anchor
-                if rapport >= needed or focus == "cognitive":
-                    r.progress("C", 2, spans["reframe"], f"reframes the knot around {hook!r}")
-                else:
-                    r.progress(
-                        "C", 1, spans["reframe"], "a reframe offered before the user feels heard"
-                    )
-
-        # --- P: motivational ------------------------------------------------------------------
-        if "affirmation" in spans and engaged:
-            r.progress("P", 1, spans["affirmation"], f"affirms what the user has done ({anchor})")
-        if "advice" in spans:
-            if premature or focus == "affective":
-                why = (
-                    "advice before the user feels heard"
-                    if premature
-                    else "advice in the middle of an emotional moment"
+                r.progress(
+                    "C", 1, spans["reframe"], "a reframe offered before the user feels heard"
                 )
-                r.penalty("P", -1, spans["advice"], f"lecturing: {why}")
-            elif engaged:
-                r.progress("P", 1, spans["advice"], f"concrete, actionable step about {anchor}")
-        if "empowerment" in spans:
-            values = [v for v in cw.values if v in text_lower]
-            if (values or engaged) and not premature:
-                if focus == "affective":
-                    r.progress(
-                        "P", 1, spans["empowerment"], "agency offered while emotion runs high"
-                    )
-                else:
-                    hook = values[0] if values else anchor
-                    r.progress("P", 2, spans["empowerment"], f"hands agency back, tied to {hook!r}")
-            elif values or engaged:
-                r.progress("P", 1, spans["empowerment"], "agency offered early")
 
-        # --- negatives ------------------------------------------------------------------------
-        if "empty_understanding" in spans and not engaged:
-            r.penalty(
-                "C", -1, spans["empty_understanding"], "claims understanding without showing any"
+
+def _rate_motivational(seen: _Reading, r: _Rating) -> None:
+    """P: affirmation of what the user did; advice (lecturing when premature or mid-emotion);
+    empowerment tied to their values (level 2 once they feel heard and emotion is not at the
+    fore)."""
+    spans = seen.spans
+    if "affirmation" in spans and seen.engaged:
+        r.progress("P", 1, spans["affirmation"], f"affirms what the user has done ({seen.anchor})")
+    if "advice" in spans:
+        if seen.premature or seen.focus == "affective":
+            why = (
+                "advice before the user feels heard"
+                if seen.premature
+                else "advice in the middle of an emotional moment"
             )
-        if "templated_philosophy" in spans:
-            r.penalty("C", -1, spans["templated_philosophy"], "templated philosophy")
-        if "denial" in spans:
-            r.penalty("C", -2, spans["denial"], "denies the user's reality")
-        if len(reply.tokens) >= 12 and not engaged and not named:
-            r.penalty(
-                "C",
-                -1,
-                view.reply[:80],
-                "misses the core point: nothing here engages with what the user said",
-            )
-        if "performative" in spans:
-            used_before = any("performative" in prev.spans for prev in ctx.previous)
-            if used_before:
-                r.penalty("A", -2, spans["performative"], "repeats a performative-empathy template")
+            r.penalty("P", -1, spans["advice"], f"lecturing: {why}")
+        elif seen.engaged:
+            r.progress("P", 1, spans["advice"], f"concrete, actionable step about {seen.anchor}")
+    if "empowerment" in spans:
+        values = [v for v in seen.cues.values if v in seen.text_lower]
+        if (values or seen.engaged) and not seen.premature:
+            if seen.focus == "affective":
+                r.progress("P", 1, spans["empowerment"], "agency offered while emotion runs high")
             else:
-                r.penalty("A", -1, spans["performative"], "performative-empathy template")
-        if "tone_mismatch" in spans:
-            r.penalty("A", -1, spans["tone_mismatch"], "tone mismatch for someone in distress")
-        if "blame" in spans:
-            r.penalty("A", -2, spans["blame"], "judges or blames the user")
-        if "lecturing" in spans:
-            r.penalty("P", -1, spans["lecturing"], "lecturing: tells the user what to do")
-        if "templated_encouragement" in spans:
-            r.penalty("P", -1, spans["templated_encouragement"], "templated encouragement")
-        if "negate_values" in spans:
-            r.penalty("P", -2, spans["negate_values"], "negates the user's motive or values")
-        if len(reply.tokens) < 4 and not any(r.prog.values()):
-            r.penalty("A", -1, view.reply.strip(), "perfunctory reply")
+                hook = values[0] if values else seen.anchor
+                r.progress("P", 2, spans["empowerment"], f"hands agency back, tied to {hook!r}")
+        elif values or seen.engaged:
+            r.progress("P", 1, spans["empowerment"], "agency offered early")
 
-        # --- fit to this user -----------------------------------------------------------------
-        priorities = profile.profile.priorities
-        for aspect, axis in ASPECT_TO_AXIS.items():
-            if getattr(priorities, aspect) == "low":
-                r.cap_progress(axis, 1, "this user needs this kind of empathy least")
-        if len(reply.tokens) > VERBOSE_WORDS:
-            for axis in AXES:
-                r.cap_progress(axis, 1, "buried in a wall of text")
-            r.penalty(
-                "A",
-                -1,
-                view.reply[:80],
-                f"tone mismatch: {len(reply.tokens)} words at someone in distress",
-            )
-            r.penalty("C", -1, view.reply[:80], "the point is lost in length")
+
+def _penalise(seen: _Reading, ctx: _Context, r: _Rating) -> None:
+    """The negative anchors: empty understanding, templated philosophy, denial, missing the
+    point, performative templates (worse when repeated), tone mismatch, blame, lecturing,
+    templated encouragement, negated values, and a perfunctory reply that earned nothing."""
+    spans, reply, text = seen.spans, seen.reply, seen.view.reply
+    if "empty_understanding" in spans and not seen.engaged:
+        r.penalty("C", -1, spans["empty_understanding"], "claims understanding without showing any")
+    if "templated_philosophy" in spans:
+        r.penalty("C", -1, spans["templated_philosophy"], "templated philosophy")
+    if "denial" in spans:
+        r.penalty("C", -2, spans["denial"], "denies the user's reality")
+    if len(reply.tokens) >= 12 and not seen.engaged and not seen.named:
+        r.penalty(
+            "C",
+            -1,
+            text[:80],
+            "misses the core point: nothing here engages with what the user said",
+        )
+    if "performative" in spans:
+        used_before = any("performative" in prev.spans for prev in ctx.previous)
+        if used_before:
+            r.penalty("A", -2, spans["performative"], "repeats a performative-empathy template")
+        else:
+            r.penalty("A", -1, spans["performative"], "performative-empathy template")
+    if "tone_mismatch" in spans:
+        r.penalty("A", -1, spans["tone_mismatch"], "tone mismatch for someone in distress")
+    if "blame" in spans:
+        r.penalty("A", -2, spans["blame"], "judges or blames the user")
+    if "lecturing" in spans:
+        r.penalty("P", -1, spans["lecturing"], "lecturing: tells the user what to do")
+    if "templated_encouragement" in spans:
+        r.penalty("P", -1, spans["templated_encouragement"], "templated encouragement")
+    if "negate_values" in spans:
+        r.penalty("P", -2, spans["negate_values"], "negates the user's motive or values")
+    if len(reply.tokens) < 4 and not any(r.prog.values()):
+        r.penalty("A", -1, text.strip(), "perfunctory reply")
+
+
+def _fit_to_user(seen: _Reading, r: _Rating) -> None:
+    """Caps for this user: level 1 at most on an axis they need least, and on every axis when
+    the reply is a wall of text (which also costs A and C)."""
+    priorities = seen.view.profile.profile.priorities
+    for aspect, axis in ASPECT_TO_AXIS.items():
+        if getattr(priorities, aspect) == "low":
+            r.cap_progress(axis, 1, "this user needs this kind of empathy least")
+    n_words = len(seen.reply.tokens)
+    if n_words > VERBOSE_WORDS:
+        for axis in AXES:
+            r.cap_progress(axis, 1, "buried in a wall of text")
+        quote = seen.view.reply[:80]
+        r.penalty("A", -1, quote, f"tone mismatch: {n_words} words at someone in distress")
+        r.penalty("C", -1, quote, "the point is lost in length")

@@ -51,6 +51,17 @@ def test_the_reward_is_the_trajectory_return():
     assert trajectory_reward(["a", "b"], ["x", "y"], trajectory_return=[1.5, -2.0]) == [1.5, -2.0]
 
 
+def test_the_reward_logs_the_episode_metrics_once_through_trls_hook():
+    logged: list[tuple[str, float]] = []
+    metrics = {"empa/turns": 2.5, "empa/success_rate": 0.5}
+    rewards = trajectory_reward(
+        ["a", "b"], ["x", "y"], trajectory_return=[1.0, 2.0], empa_metrics=[metrics, metrics],
+        log_metric=lambda name, value: logged.append((name, value)),
+    )  # fmt: skip
+    assert rewards == [1.0, 2.0]
+    assert logged == [("empa/turns", 2.5), ("empa/success_rate", 0.5)]  # once per generation
+
+
 @pytest.mark.slow
 def test_stock_grpo_trainer_trains_on_empa_episodes(tmp_path, tiny_tokenizer, monkeypatch):
     """~15 s. Two real GRPOTrainer steps on the tiny model in the offline EMPA-v0: K = 2 whole
@@ -90,6 +101,16 @@ def test_stock_grpo_trainer_trains_on_empa_episodes(tmp_path, tiny_tokenizer, mo
     model_tokens = sum(len(s.completion_ids) for s in batch.samples)
     assert sum(map(sum, masks)) == model_tokens < sum(map(len, completions))
     assert logged[-1]["completions/mean_length"] == pytest.approx(model_tokens / 2)
+    # the rollouts' own metrics, through TRL's public log_metric hook (float32, as TRL logs)
+    metrics = batch.metrics()
+    empa = {k: v for k, v in logged[-1].items() if k.startswith("empa/")}
+    assert set(empa) == {
+        "empa/turns", "empa/success_rate", "empa/tokens/prompt_read", "empa/tokens/generated",
+        "empa/tokens/prompt_read_per_turn", "empa/tokens/generated_per_turn",
+    }  # fmt: skip
+    for key, value in empa.items():
+        assert value == pytest.approx(metrics[key.removeprefix("empa/")], rel=1e-6), key
+    assert empa["empa/tokens/generated"] == model_tokens
 
 
 def torch_equal(a, b):
