@@ -20,7 +20,7 @@ from empa_env.runs import DB_NAME
 
 if TYPE_CHECKING:
     from benchmarks.store import RunStore
-    from empa_env.llm_options import LLMOptions
+    from empa_env.llm.options import LLMOptions
 
 #: Where ``empa bench`` writes when ``--out`` is not given: one folder per command.
 DEFAULT_RUNS_ROOT = Path("runs")
@@ -39,7 +39,7 @@ def _llm_options(args: argparse.Namespace) -> LLMOptions:
     """The run's LLM options from ``--api-base``, ``--llm-cache``, ``--llm-timeout`` and
     ``--llm-option KEY=VALUE``, checked before the run starts: a bad name or value is one
     ``error:`` line, not a traceback from the first role that builds a client."""
-    from empa_env.llm_options import LLMOptions
+    from empa_env.llm.options import LLMOptions
 
     options: dict[str, Any] = {}
     if args.api_base:

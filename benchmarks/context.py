@@ -70,6 +70,10 @@ class RunData:
     #: Roles or a reward given as instances beside the configuration (shipped as they are).
     instances: dict[str, Any] = field(default_factory=dict)
 
+    def build(self) -> RunContext:
+        """The run this data describes, resolved here (:meth:`RunContext.from_data`)."""
+        return RunContext.from_data(self)
+
 
 @dataclass
 class RunContext:

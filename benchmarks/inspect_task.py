@@ -29,7 +29,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from empa_env.llm_options import LLMOptions
+from empa_env.llm.options import LLMOptions
 
 if TYPE_CHECKING:
     from empa_env.context import EnvContext

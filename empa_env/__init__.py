@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from empa_env.config import EnvConfig
     from empa_env.context import EnvContext
     from empa_env.env import EMPAEnv
-    from empa_env.llm_options import LLMOptions
+    from empa_env.llm.options import LLMOptions
     from empa_env.policy import FunctionPolicy, Policy, load_policy
     from empa_env.roles import (
         Actor,
@@ -54,7 +54,7 @@ _LAZY: dict[str, str] = {
     "EMPAEnv": "empa_env.env",
     "EnvConfig": "empa_env.config",
     "EnvContext": "empa_env.context",
-    "LLMOptions": "empa_env.llm_options",
+    "LLMOptions": "empa_env.llm.options",
     "FunctionPolicy": "empa_env.policy",
     "Policy": "empa_env.policy",
     "load_policy": "empa_env.policy",

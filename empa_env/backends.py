@@ -12,7 +12,7 @@ up in its registry (:mod:`empa_env.registry`):
 Built-in backends are entry points (``empa.judgers``, ``empa.actors``, ``empa.directors``,
 ``empa.rewards`` in ``pyproject.toml``); another package adds one with one entry point, a script
 with ``@judgers.register("mine")``. A factory that declares a parameter ``llm`` is handed the
-run's :class:`~empa_env.llm_options.LLMOptions` (the LLM backends do); a reward factory that
+run's :class:`~empa_env.llm.options.LLMOptions` (the LLM backends do); a reward factory that
 declares ``goal_epsilon`` gets the EPM preset's goal zone (the EPM formulas do). Nothing else is
 handed to a factory (:meth:`~empa_env.registry.Registry.create`'s ``inject``).
 """
@@ -23,7 +23,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from empa_env.llm_options import LLMOptions
+from empa_env.llm.options import LLMOptions
 from empa_env.registry import Registry, provenance
 from empa_env.roles.base import Actor, Director, Judger
 from epm.rewards import FORMULAS, RewardFunction

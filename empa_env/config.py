@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from empa_env.cases.schema import Case
-from empa_env.llm_options import LLMOptions
+from empa_env.llm.options import LLMOptions
 from epm.config import EPMConfig
 
 #: ``case_pool``: a pool spec (``"generated"``, ``"generated:SEED:SIZE"``, a suite id, a folder),
@@ -35,7 +35,7 @@ class EnvConfig:
             ``"potential"``, ...); an instance is recorded as ``"<Class>"``.
         epm_overrides: any further EPM parameter, e.g. ``{"min_turns": 6}``.
         llm_options: options of LLM roles, policies and NEE judges (``api_base``, ``cache_path``,
-            ``timeout``, ...), a mapping or :class:`~empa_env.llm_options.LLMOptions` (a mapping is
+            ``timeout``, ...), a mapping or :class:`~empa_env.llm.options.LLMOptions` (a mapping is
             checked and converted); keys that look like secrets never enter a fingerprint.
         max_reply_chars: the action space's length limit.
     """

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from empa_env.llm_options import LLMOptions
+from empa_env.llm.options import LLMOptions
 from empa_env.registry import Registry, RegistryError, load_object, provenance
 from empa_env.safe_text import check_name
 from empa_env.sync import run_sync

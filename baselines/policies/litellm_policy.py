@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 
 from empa_env.llm.client import ClientConfig, LLMClient
-from empa_env.llm_options import LLMOptions
+from empa_env.llm.options import LLMOptions
 from empa_env.policy import Messages, Policy
 
 
@@ -27,7 +27,7 @@ def companion_prompt() -> tuple[str, str]:
 
 class LiteLLMPolicy(Policy):
     """``litellm:MODEL``. Its client is configured by the run's LLM options (``llm``: their client
-    part, :meth:`~empa_env.llm_options.LLMOptions.client_options`), then by ``options``, which are
+    part, :meth:`~empa_env.llm.options.LLMOptions.client_options`), then by ``options``, which are
     :class:`~empa_env.llm.client.ClientConfig` fields (``api_base``, ``api_key_env``, ``timeout``,
     ``max_retries``, ``temperature``, ``cache_path``...) and win over the run's."""
 

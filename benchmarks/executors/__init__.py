@@ -85,8 +85,17 @@ class EpisodeRun(Protocol):
         """The LLM ledger of the episodes this process played so far."""
         ...
 
-    def data(self, policy_specs: Sequence[Any] | None = None) -> Any:
-        """The run as data (:class:`benchmarks.context.RunData`) that a worker builds it from."""
+    def data(self, policy_specs: Sequence[Any] | None = None) -> RunSpec:
+        """The run as data, to build the same run on another machine."""
+        ...
+
+
+class RunSpec(Protocol):
+    """A run as data (:class:`benchmarks.context.RunData` is one): picklable, and it builds the
+    run it describes (roles, policies and panel resolved where it is built)."""
+
+    def build(self) -> EpisodeRun:
+        """The run, resolved here (a remote executor's worker plays with it)."""
         ...
 
 
@@ -125,6 +134,6 @@ def make_executor(name: str, *, concurrency: int = 32, address: str | None = Non
 
 
 __all__ = [
-    "EpisodeJob", "EpisodeOutcome", "EpisodeRun", "Executor", "Record", "executors",
+    "EpisodeJob", "EpisodeOutcome", "EpisodeRun", "Executor", "Record", "RunSpec", "executors",
     "make_executor",
 ]  # fmt: skip

@@ -29,13 +29,10 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from benchmarks.executors import EpisodeJob, EpisodeOutcome, EpisodeRun, Record
+from benchmarks.executors import EpisodeJob, EpisodeOutcome, EpisodeRun, Record, RunSpec
 from empa_env.errors import UserError
-
-if TYPE_CHECKING:
-    from benchmarks.context import RunContext, RunData
 
 #: How ``ray`` is installed when it is missing.
 INSTALL_HINT = (
@@ -125,12 +122,12 @@ class RemoteRun:
     the run as data, under a token naming this run."""
 
     token: str
-    data: RunData
+    data: RunSpec
 
 
 @dataclass
 class _Prepared:
-    context: RunContext
+    context: EpisodeRun
     loop: asyncio.AbstractEventLoop
 
 
@@ -143,11 +140,9 @@ def _prepare(run: RemoteRun) -> _Prepared:
     prepared = _PREPARED.get(run.token)
     if prepared is not None:
         return prepared
-    from benchmarks.context import RunContext
-
     for token in list(_PREPARED):  # one run at a time per worker is the common case
         _PREPARED.pop(token).loop.close()
-    prepared = _Prepared(RunContext.from_data(run.data), asyncio.new_event_loop())
+    prepared = _Prepared(run.data.build(), asyncio.new_event_loop())
     _PREPARED[run.token] = prepared
     return prepared
 

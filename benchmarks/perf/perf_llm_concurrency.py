@@ -39,7 +39,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from benchmarks.runner import BenchConfig, RunSummary, run_benchmark  # noqa: E402
 from benchmarks.store import RunStore  # noqa: E402
 from empa_env.config import EnvConfig  # noqa: E402
-from empa_env.llm_options import LLMOptions  # noqa: E402
+from empa_env.llm.options import LLMOptions  # noqa: E402
 from empa_env.policy import load_policy  # noqa: E402
 from empa_env.testing.scripted_server import ScriptedLLMServer  # noqa: E402
 from epm.trajectory import Trajectory  # noqa: E402

@@ -2,8 +2,8 @@
 
 ``build_role(kind, model, **options)`` builds one; the role registries' ``"llm:MODEL"`` entries
 (:func:`llm_actor`, :func:`llm_director`, :func:`llm_judger`) are handed the run's
-:class:`~empa_env.llm_options.LLMOptions` as ``llm`` and take their part of it
-(:meth:`~empa_env.llm_options.LLMOptions.role_options`): one set of options serves all three
+:class:`~empa_env.llm.options.LLMOptions` as ``llm`` and take their part of it
+(:meth:`~empa_env.llm.options.LLMOptions.role_options`): one set of options serves all three
 roles; unknown names raise ``TypeError``.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from empa_env.llm.options import LLMOptions, role_classes, role_option_names
 from empa_env.llm.roles import LLMActor, LLMDirector, LLMJudger
-from empa_env.llm_options import LLMOptions, role_classes, role_option_names
 
 ROLE_CLASSES: dict[str, type] = role_classes()
 

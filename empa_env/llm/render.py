@@ -194,11 +194,13 @@ def reading_notes(view: ActorView) -> list[str]:
     message, and how much patience is left. A small model answers far better from this note
     than from the whole case; a large one loses nothing. Empty before the first reply and for
     languages the offline reading does not cover."""
+    from empa_env.languages import offline_languages
     from empa_env.offline.user.listening import hear, vocabulary_of
     from empa_env.offline.user.reading import read_reply
 
     persona, guidance = view.persona, view.guidance or ActorGuidance()
-    if not view.history or view.history[-1].role != "assistant" or persona.language != "en":
+    last_is_reply = bool(view.history) and view.history[-1].role == "assistant"
+    if not last_is_reply or persona.language not in offline_languages():
         return []
     known = tuple(persona.facts) + tuple(guidance.facts)
     vocab = vocabulary_of(

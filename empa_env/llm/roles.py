@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any, Literal
 
+from empa_env.languages import offline_languages
 from empa_env.llm.client import ClientConfig, Completion, LLMCallError, LLMClient, UsageLedger
 from empa_env.llm.parsing import (
     OutputError,
@@ -313,10 +314,6 @@ def actor_ending(text: str) -> tuple[str, str]:
     return _ENDING_MARK.sub("", text).strip(), ends
 
 
-#: Languages whose replies the offline user's reading understands (its patterns are English).
-OFFLINE_READING_LANGUAGES: tuple[str, ...] = ("en",)
-
-
 def settled_ending(view: ActorView, marked: str) -> str:
     """How the conversation ends after this Actor message, whatever the model wrote.
 
@@ -336,7 +333,7 @@ def settled_ending(view: ActorView, marked: str) -> str:
     last = view.history[-1]
     if last.role != "assistant":
         return ""
-    if view.persona.language not in OFFLINE_READING_LANGUAGES:
+    if view.persona.language not in offline_languages():
         return marked  # no offline reading of this language: the model's markers decide
     reading = read_reply(last.content, view.persona.language)
     if reading.goodbye:

@@ -1,6 +1,9 @@
 """``empa cases``: validate, list, show, stats, generate and sample cases.
 
-Registered as the ``cases`` command through the ``empa.commands`` entry-point group.
+Registered as the ``cases`` command through the ``empa.commands`` entry-point group. It sits
+beside ``empa_env/cases/`` and ``empa_env/llm/``, above both: ``import-official`` completes the
+official cases with the LLM rater and completer, and ``llm/`` reads the case format, so the
+command living inside ``cases/`` would tie the two folders in a circle.
 
 * ``validate PATH...``  files, directories or suite ids; prints every problem; exit 1 on any.
 * ``list [--suite ID | --pool SPEC]``  one line per case.
