@@ -14,6 +14,7 @@ Symbols: ``P_t`` state (deficit, every component <= 0 at the start), ``v_t`` inc
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -86,6 +87,19 @@ class TurnPhysics:
     alignment: float
     projection: float
     distance: float
+
+    def record_fields(self) -> dict[str, Any]:
+        """The physics a turn's record keeps (``TurnRecord``'s ``v``, ``position``, ``v_star``,
+        ``delta_E``, ``alignment``, ``projection``, ``distance``), as plain Python numbers."""
+        return {
+            "v": [float(x) for x in self.v],
+            "position": [float(x) for x in self.position],
+            "v_star": [float(x) for x in self.v_star],
+            "delta_E": float(self.delta_E),
+            "alignment": float(self.alignment),
+            "projection": float(self.projection),
+            "distance": float(self.distance),
+        }
 
 
 def turn_physics(
