@@ -71,8 +71,15 @@ class RunData:
     instances: dict[str, Any] = field(default_factory=dict)
 
     def build(self) -> RunContext:
-        """The run this data describes, resolved here (:meth:`RunContext.from_data`)."""
-        return RunContext.from_data(self)
+        """The run this data describes, resolved here: what a worker plays with (no
+        executor)."""
+        return RunContext.build(
+            self.config,
+            self.policy_specs,
+            cases=self.cases,
+            policy_names=self.policy_names,
+            **self.instances,
+        )
 
 
 @dataclass
@@ -147,17 +154,6 @@ class RunContext:
             executor=executor,
             execution=execution or Execution(),
             instances=dict(instances),
-        )
-
-    @classmethod
-    def from_data(cls, data: RunData) -> RunContext:
-        """The context a worker plays with: built from what the driver shipped, no executor."""
-        return cls.build(
-            data.config,
-            data.policy_specs,
-            cases=data.cases,
-            policy_names=data.policy_names,
-            **data.instances,
         )
 
     def data(self, policy_specs: Sequence[Any] | None = None) -> RunData:

@@ -19,6 +19,7 @@ the ``inspect_ai`` entry point group (``empa_gym = "empa_gym"``, see :mod:`empa_
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -94,23 +95,21 @@ def empa_episode(
 ) -> Solver:
     """Play one EMPA episode per sample with the inspect model as the policy; every sample's
     environment plays with one :class:`~empa_env.context.EnvContext`, resolved on first use."""
-    contexts: list[EnvContext] = []
 
+    @functools.cache
     def context() -> EnvContext:
         from empa_env.config import EnvConfig
         from empa_env.context import EnvContext
 
-        if not contexts:
-            config = EnvConfig(
-                actor=actor,
-                director=director,
-                judger=judger,
-                max_turns=max_turns,
-                preset=preset,
-                llm_options=LLMOptions.of(llm_options),
-            )
-            contexts.append(EnvContext.build(config))
-        return contexts[0]
+        config = EnvConfig(
+            actor=actor,
+            director=director,
+            judger=judger,
+            max_turns=max_turns,
+            preset=preset,
+            llm_options=LLMOptions.of(llm_options),
+        )
+        return EnvContext.build(config)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         from empa_env import EMPAEnv

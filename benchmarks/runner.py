@@ -114,19 +114,14 @@ async def run_benchmark(
     ``ray_address``, ...) or an :class:`Executor`; ``policies``: instances in place of
     ``policy_specs``. Builds the run's :class:`~benchmarks.context.RunContext`, then
     :func:`play_run`."""
-    if isinstance(executor, str):
-        execution = Execution(executor, max(1, concurrency), ray_address)
-        context = RunContext.build(
-            config, policies if policies is not None else policy_specs, execution=execution
-        )
-    else:
-        execution = Execution(executor.name, max(1, concurrency), ray_address)
-        context = RunContext.build(
-            config,
-            policies if policies is not None else policy_specs,
-            execution=execution,
-            executor=executor,
-        )
+    given = None if isinstance(executor, str) else executor
+    name = executor if isinstance(executor, str) else executor.name
+    context = RunContext.build(
+        config,
+        policies if policies is not None else policy_specs,
+        execution=Execution(name, max(1, concurrency), ray_address),
+        executor=given,
+    )
     return await play_run(context, run_dir, progress=progress)
 
 

@@ -84,6 +84,12 @@ def describe_role(role: Any) -> dict[str, Any]:
     return out
 
 
+def instance_spec(instance: object) -> str:
+    """How a configuration records a role or reward given as an instance: ``"<Class>"``, which
+    no registry resolves (:func:`resolve_role` says so)."""
+    return f"<{type(instance).__name__}>"
+
+
 def resolve_role(
     kind: str, spec: RoleSpec, llm_options: LLMOptions | dict[str, Any] | None = None
 ) -> Any:
@@ -97,7 +103,7 @@ def resolve_role(
             f"{kind} must be a spec string ({', '.join(registry.names())}, llm:MODEL, "
             f"python:FILE.py:CLASS) or a {base.__name__}, got {type(spec).__name__}"
         )
-    if spec.startswith("<"):  # how a configuration records a role given as an instance
+    if spec.startswith("<"):  # an instance_spec: the instance is not in the configuration
         raise TypeError(
             f"the {kind} {spec} was given as an instance, which a configuration cannot rebuild; "
             f"pass the instance itself ({kind}=...)"
@@ -135,6 +141,6 @@ def resolve_reward(spec: Any, *, goal_epsilon: float = 1.0) -> Any:
 
 
 __all__ = [
-    "RoleSpec", "Roles", "actors", "describe_role", "directors", "judgers", "resolve_reward",
-    "resolve_role", "resolve_roles", "rewards",
+    "RoleSpec", "Roles", "actors", "describe_role", "directors", "instance_spec", "judgers",
+    "resolve_reward", "resolve_role", "resolve_roles", "rewards",
 ]  # fmt: skip

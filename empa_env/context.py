@@ -14,18 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from empa_env.backends import Roles, describe_role, resolve_reward, resolve_roles
+from empa_env.backends import Roles, describe_role, instance_spec, resolve_reward, resolve_roles
 from empa_env.config import EnvConfig
 from empa_env.roles.base import Actor, Director, Judger
 from epm.config import EPMConfig, get_preset
 
 #: The parts of a context that may be given as instances instead of specs.
 INSTANCE_FIELDS: tuple[str, ...] = ("actor", "director", "judger", "reward")
-
-
-def instance_spec(instance: object) -> str:
-    """How a configuration records a role or reward given as an instance: ``"<Class>"``."""
-    return f"<{type(instance).__name__}>"
 
 
 @dataclass(frozen=True)
@@ -99,4 +94,4 @@ class EnvContext:
         return out
 
 
-__all__ = ["INSTANCE_FIELDS", "EnvContext", "instance_spec"]
+__all__ = ["INSTANCE_FIELDS", "EnvContext"]

@@ -20,26 +20,31 @@ ROLE_CLASSES: dict[str, type] = role_classes()
 def build_role(kind: str, model: str, **options: Any) -> LLMActor | LLMDirector | LLMJudger:
     """An LLM role for ``kind`` in {"actor", "director", "judger"} playing ``model``; unknown
     option names raise ``TypeError``, another role's own options are left out."""
+    return _role(kind, model, LLMOptions(options))
+
+
+def _role(kind: str, model: str, llm: LLMOptions) -> Any:
+    """The role of ``kind`` playing ``model`` with its part of ``llm`` (checked already)."""
     if kind not in ROLE_CLASSES:
         raise ValueError(f"kind must be one of {sorted(ROLE_CLASSES)}, got {kind!r}")
     if not model:
         raise ValueError("model must be a LiteLLM model string, e.g. 'openai/gpt-4o-mini'")
-    return ROLE_CLASSES[kind](model, **LLMOptions(options).role_options(kind))  # type: ignore[no-any-return]
+    return ROLE_CLASSES[kind](model, **llm.role_options(kind))
 
 
 def llm_actor(model: str, *, llm: LLMOptions | None = None) -> LLMActor:
     """``actor="llm:MODEL"``, with the run's LLM options."""
-    return build_role("actor", model, **(llm.role_options("actor") if llm else {}))  # type: ignore[return-value]
+    return _role("actor", model, llm or LLMOptions())
 
 
 def llm_director(model: str, *, llm: LLMOptions | None = None) -> LLMDirector:
     """``director="llm:MODEL"``, with the run's LLM options."""
-    return build_role("director", model, **(llm.role_options("director") if llm else {}))  # type: ignore[return-value]
+    return _role("director", model, llm or LLMOptions())
 
 
 def llm_judger(model: str, *, llm: LLMOptions | None = None) -> LLMJudger:
     """``judger="llm:MODEL"``, with the run's LLM options."""
-    return build_role("judger", model, **(llm.role_options("judger") if llm else {}))  # type: ignore[return-value]
+    return _role("judger", model, llm or LLMOptions())
 
 
 __all__ = [

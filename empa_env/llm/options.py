@@ -81,11 +81,6 @@ class LLMOptions:
         others = options_of_other_roles(kind)
         return {k: v for k, v in self.values.items() if k not in others}
 
-    @property
-    def ledger(self) -> Any:
-        """The shared :class:`~empa_env.llm.client.UsageLedger`, if one was given."""
-        return self.values.get("ledger")
-
     def plain(self) -> dict[str, Any]:
         """The options as a run records them: credentials and run-time objects left out."""
         return {

@@ -35,7 +35,7 @@ def test_a_context_resolves_everything_once_and_the_store_binds_its_fingerprint(
 
 def test_a_worker_context_from_the_shipped_data_plays_the_same_episode():
     driver = RunContext.build(CONFIG, ["scripted:attuned", "scripted:lecturer"])
-    worker = RunContext.from_data(pickle.loads(pickle.dumps(driver.data())))
+    worker = pickle.loads(pickle.dumps(driver.data())).build()
     assert worker.executor is None and worker.fingerprint()["env"] == driver.fingerprint()["env"]
     assert [p.name for p in worker.policies] == ["attuned", "lecturer"]
     job = EpisodeJob(1, "lecturer", 1, "empa30-002", 0)
@@ -50,7 +50,7 @@ def test_roles_given_as_instances_travel_with_the_data():
     assert context.env.roles.judger is judge
     assert context.config.env.judger == "offline"  # the configuration itself stays data
     assert context.env.config.judger == "<OfflineJudger>"
-    worker = RunContext.from_data(context.data())
+    worker = context.data().build()
     assert worker.env.roles.judger is judge
 
 
