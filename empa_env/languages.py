@@ -120,7 +120,8 @@ def english() -> Language:
     return Language(
         code="en",
         name="English",
-        word_pattern=re.compile(r"[a-z0-9]+(?:'[a-z]+)?"),
+        # letters of any Latin-script language (a French or Turkish word is one word, not pieces)
+        word_pattern=re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|[0-9]+"),
         stopwords=ENGLISH_STOPWORDS,
         offline_roles=True,
     )

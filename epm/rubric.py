@@ -50,6 +50,8 @@ NEG_SCORES: dict[str, dict[int, int]] = {
 PROG_LEVELS: tuple[int, ...] = (0, 1, 2)
 NEG_LEVELS: tuple[int, ...] = (0, -1, -2)
 
+Level = int | float
+
 
 def initial_deficit(levels: Mapping[str, int]) -> np.ndarray:
     """``P_0`` from the nine IEDR indicator levels (each 0..3).
@@ -74,21 +76,56 @@ def initial_deficit(levels: Mapping[str, int]) -> np.ndarray:
     return p0
 
 
-def check_levels(prog: Mapping[str, int], neg: Mapping[str, int]) -> None:
-    """Validate one MDEP-PR judgement; raises ``ValueError`` naming the bad field."""
+def _is_level(value: object, lo: int, hi: int) -> bool:
+    """An integer level, or a graded one: a real number between the integer levels."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return False
+    return lo <= float(value) <= hi and np.isfinite(float(value))
+
+
+def check_levels(prog: Mapping[str, Level], neg: Mapping[str, Level]) -> None:
+    """Validate one MDEP-PR judgement; raises ``ValueError`` naming the bad field.
+
+    Levels are the published integers ``{0, 1, 2}`` and ``{0, -1, -2}``, or graded levels between
+    them (a judge that rates finer than the rubric, such as the offline judge: ``1.5`` is half way
+    between level 1 and level 2)."""
     for axis in AXES:
         p = prog.get(axis)
         n = neg.get(axis)
-        if isinstance(p, bool) or p not in PROG_LEVELS:
-            raise ValueError(f"{axis}_Prog_level must be one of {PROG_LEVELS}, got {p!r}")
-        if isinstance(n, bool) or n not in NEG_LEVELS:
-            raise ValueError(f"{axis}_Neg_level must be one of {NEG_LEVELS}, got {n!r}")
+        if not _is_level(p, 0, 2):
+            raise ValueError(f"{axis}_Prog_level must be in [0, 2] (one of {PROG_LEVELS} or "
+                             f"between them), got {p!r}")  # fmt: skip
+        if not _is_level(n, -2, 0):
+            raise ValueError(f"{axis}_Neg_level must be in [-2, 0] (one of {NEG_LEVELS} or "
+                             f"between them), got {n!r}")  # fmt: skip
 
 
-def increment(prog: Mapping[str, int], neg: Mapping[str, int]) -> np.ndarray:
-    """``v_t``: per axis, Prog score + Neg score."""
+def _interpolate(table: Mapping[int, int], level: Level) -> float:
+    """The score of a level: the table's value at an integer level, linear between them."""
+    x = float(level)
+    lo = int(np.floor(x)) if x >= 0 else -int(np.floor(-x))
+    if x == lo:
+        return float(table[lo])
+    hi = lo + 1 if x > 0 else lo - 1
+    frac = abs(x - lo)
+    return float(table[lo]) + frac * (float(table[hi]) - float(table[lo]))
+
+
+def prog_score(level: Level) -> float:
+    """Score of a progress level (:data:`PROG_SCORES`; graded levels linear between)."""
+    return _interpolate(PROG_SCORES, level)
+
+
+def neg_score(axis: str, level: Level) -> float:
+    """Score of a negative level on ``axis`` (:data:`NEG_SCORES`; graded levels linear between)."""
+    return _interpolate(NEG_SCORES[axis], level)
+
+
+def increment(prog: Mapping[str, Level], neg: Mapping[str, Level]) -> np.ndarray:
+    """``v_t``: per axis, Prog score + Neg score. Integer levels give exactly the published
+    scores; a graded level scores linearly between its neighbours (``1.5`` -> 2.0 on Prog)."""
     check_levels(prog, neg)
-    return np.array([PROG_SCORES[prog[a]] + NEG_SCORES[a][neg[a]] for a in AXES], dtype=float)
+    return np.array([prog_score(prog[a]) + neg_score(a, neg[a]) for a in AXES], dtype=float)
 
 
 def dominant_axis(p0: np.ndarray) -> str:

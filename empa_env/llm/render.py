@@ -195,8 +195,8 @@ def reading_notes(view: ActorView) -> list[str]:
     than from the whole case; a large one loses nothing. Empty before the first reply and for
     languages the offline reading does not cover."""
     from empa_env.languages import offline_languages
-    from empa_env.offline.user.listening import hear, vocabulary_of
-    from empa_env.offline.user.reading import read_reply
+    from empa_env.offline.user.hearing import hear, read_reply
+    from empa_env.offline.user.listening import vocabulary_of
 
     persona, guidance = view.persona, view.guidance or ActorGuidance()
     last_is_reply = bool(view.history) and view.history[-1].role == "assistant"
@@ -213,19 +213,27 @@ def reading_notes(view: ActorView) -> list[str]:
     )
     said = [m.content for m in view.history if m.role == "user"]
     e = persona.experience
+    material = (e.current_situation, persona.scenario_trigger, *persona.voice.details)
     heard = hear(
-        read_reply(view.history[-1].content, persona.language),
+        read_reply(
+            view.history[-1].content, persona.language, (*material, *(f.answer for f in known),
+                                                         *said)
+        ),
         known,
         guidance.withheld,
         vocab,
         said[-1] if said else "",
         guidance.withheld_kinds,
-        (e.current_situation, persona.scenario_trigger, *persona.voice.details),
+        material,
     )
     r = heard.reading
     notes: list[str] = []
     if r.empty:
         notes.append('It is empty: it says nothing. Notice that ("Hello? Are you there?").')
+    if r.unreadable:
+        notes.append(
+            "It is not in a language you read (or makes no sense): say you do not understand it."
+        )
     if r.goodbye:
         notes.append("It says goodbye. Say goodbye briefly, and end your message with [END].")
     if r.contempt:
@@ -234,7 +242,13 @@ def reading_notes(view: ActorView) -> list[str]:
         notes.append(f'It dismisses your feelings ("{r.dismissal}"). Say so.')
     if r.apology:
         notes.append("It apologises.")
-    for q, fact in heard.answered[:1]:
+    if r.own_story:
+        notes.append("It tells something of the assistant's own life: acknowledge it briefly.")
+    if r.humour:
+        notes.append("It jokes: react as you would to a light remark, in your mood.")
+    if r.thanks:
+        notes.append("It thanks you.")
+    for q, fact in heard.answered[:2]:
         notes.append(f'It asks: "{q.text}" Answer it with this, in these words: "{fact.answer}"')
     for q, value in heard.values[:1]:
         notes.append(f'It asks: "{q.text}" The answer: {value}.')

@@ -29,8 +29,9 @@ from empa_env.offline.playable import (
     PlaysOfflineLanguages,
     refuse_unsupported_language,
 )
-from empa_env.offline.user.listening import Heard, hear, vocabulary_of
-from empa_env.offline.user.reading import read_reply
+from empa_env.offline.user.hearing import Heard, hear, read_reply
+from empa_env.offline.user.listening import vocabulary_of
+from empa_env.offline.user.prose import story_facts
 from empa_env.offline.user.speech import Speech, lines
 from empa_env.roles.base import Actor
 from empa_env.roles.views import ActorGuidance, ActorLine, ActorPersona, ActorView
@@ -178,6 +179,20 @@ def _thing(word: str, persona: ActorPersona) -> str:
     return "the " + word
 
 
+def _subject(about: tuple[str, ...], question) -> str:  # noqa: ANN001
+    """What a held-back fact is about, as a thing to name: a person or a noun of its subject
+    words that the question named, else its first person or noun (never a verb: "the asked")."""
+    from empa_env.reading.lexicon import lexicon, parts_of_speech
+
+    def nameable(w: str) -> bool:
+        pos = parts_of_speech(w)
+        return bool(lexicon().relation(w)) or not pos or ("NOUN" in pos and "VERB" not in pos)
+
+    asked = set(question.words) | set(question.names)
+    named = [w for w in about if nameable(w)]
+    return next((w for w in named if w in asked), named[0] if named else "that")
+
+
 def _person(facts: tuple[Fact, ...]) -> str:
     for fact in facts:
         if fact.kind == "person":
@@ -214,7 +229,7 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
         key = f"{view.seed}:{view.turn}:{last_reply}".encode()
         rng = random.Random(zlib.crc32(key) ^ (view.seed * 1_000_003 + view.turn))
         speech = Speech(lang, said, rng)
-        known = persona.facts + guidance.facts
+        known = persona.facts + guidance.facts + story_facts(persona)
         vocab = _persona_vocabulary(persona) | vocabulary_of(
             (
                 *(f.answer + " " + " ".join(f.about) for f in known),
@@ -222,8 +237,9 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
             ),
             persona.language,
         )
+        world = (*_material(persona), *(f.answer for f in known), *said)
         heard = hear(
-            read_reply(last_reply, persona.language),
+            read_reply(last_reply, persona.language, world),
             known,
             guidance.withheld,
             vocab,
@@ -266,6 +282,11 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
         if r.empty:
             speech.add(speech.pick(t["empty"], slots))
             return ""
+        if r.unreadable:
+            name = LANGUAGE_NAMES.get(r.unreadable, "")
+            pool = t["unreadable_language"] if name else t["unreadable"]
+            speech.add(speech.pick(pool, {**slots, "language": name}) or "Sorry, what?")
+            return ""
         if r.hostile:
             word = (r.contempt or r.dismissal).split()[-1]
             own = speech_pool(guidance, "hurt", persona)
@@ -293,6 +314,12 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
         hurt_before = guidance.patience is not None and guidance.patience < 2.0
         if r.apology:
             speech.add(speech.pick(t["apology"]["after_offense" if hurt_before else "none"]))
+        if r.own_story and not heard.answered:
+            speech.add(speech.pick(t["their_story"], slots))
+        elif r.humour and not r.questions:
+            speech.add(speech.pick(t["humour"][stance if stance in t["humour"] else "neutral"]))
+        elif r.thanks and not r.questions and speech.rng.random() < 0.7:
+            speech.add(speech.pick(t["thanked"], slots))
         release = self._release_line(speech, guidance)
         open_question = bool(heard.open)
         if heard.mistake is not None:  # set right what it gets wrong among true things first
@@ -300,24 +327,26 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
                 self._set_right(speech, heard, slots, persona, known_facts(persona, guidance))
             )
         if heard.answered:
-            q, fact = heard.answered[0]
-            subject = fact.about[0]
-            if speech.fresh(fact.answer):
-                speech.add(fact.answer)
-            elif q.kind in ("who", "duration", "place", "said", "tried") and (
-                subject in q.words or subject in q.names
-            ):  # asked again, by name, for the same thing: say so
-                shown = subject.capitalize() if fact.kind == "person" else "the " + subject
-                speech.add(speech.pick(t["answer_again"], {**slots, "about": shown}))
-            else:  # already told, and not asked by name: take it as an invitation to go on
-                open_question = True
+            for n, (q, fact) in enumerate(heard.answered):
+                if n and speech.length >= WHOLE_MESSAGE:
+                    break
+                subject = fact.about[0]
+                said_part = answer_part(q, fact.answer, speech)
+                if speech.fresh(said_part):
+                    speech.add(_answer_opening(q, fact, speech) + said_part)
+                elif q.kind in ("who", "duration", "where", "said", "tried") and (
+                    subject in q.words or subject in q.names
+                ):  # asked again, by name, for the same thing: say so
+                    shown = subject.capitalize() if fact.kind == "person" else "the " + subject
+                    speech.add(speech.pick(t["answer_again"], {**slots, "about": shown}))
+                else:  # already told, and not asked by name: take it as an invitation to go on
+                    open_question = True
         elif heard.values:
             speech.add(speech.pick(t["answer_value"], {**slots, "value": heard.values[0][1]}))
         elif heard.deflected:
             q, index = heard.deflected[0]
             withheld = guidance.withheld[index]
-            named = stems([*q.words, *q.names])
-            about = _thing(next((w for w in withheld if stems([w]) & named), withheld[0]), persona)
+            about = _thing(_subject(withheld, q), persona)
             trusting = (guidance.rapport or 0.0) >= 0.3
             pool = t["deflect_partial"] + t["deflect"] if trusting else t["deflect"]
             speech.add(speech.pick(pool, {**slots, "about": about}))
@@ -368,7 +397,7 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
                 speech.add(speech.pick(t["suggestion_accept"], slots))
             else:
                 speech.add(speech.pick(t["suggestion_reject"], slots))
-        if heard.off_topic and not speech.parts:
+        if heard.off_topic and not speech.parts and not r.own_story:
             speech.add(speech.pick(t["redirect"], slots))
         if r.short and not speech.parts:
             word = r.text.strip().split()[0].strip(".,!?") if r.text.strip() else ""
@@ -418,9 +447,11 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
             return None
         word = mistake.word
         fact = mistake.fact if mistake.fact is not None and mistake.fact in known else None
+        if mistake.kind == "name" and mistake.truth:
+            return speech.pick(t["correct_name"], {**slots, "word": word, "truth": mistake.truth})
         if fact is not None:
             said = fact.answer if speech.fresh(fact.answer) else _short(fact, speech)
-            if mistake.kind in ("relation", "person"):
+            if mistake.kind in ("relation", "person", "name"):
                 line = speech.pick(
                     t["correct_person"], {**slots, "thing": _thing(word, persona), "fact": said}
                 )
@@ -498,6 +529,61 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
                     return message
         # 45 turns can never exhaust the pairings of a valid case; this keeps the contract total.
         return f"{reactions[0]} ({len(spoken)})"
+
+
+#: Languages a reply may come in that the user cannot read, by code, as the user names them.
+LANGUAGE_NAMES: dict[str, str] = {
+    "fr": "French", "es": "Spanish", "de": "German", "it": "Italian", "pt": "Portuguese",
+    "nl": "Dutch", "pl": "Polish", "tr": "Turkish", "id": "Indonesian", "sw": "Swahili",
+    "sv": "Swedish", "ro": "Romanian", "cs": "Czech", "ru": "Russian", "zh": "Chinese",
+    "ja": "Japanese", "ar": "Arabic", "ko": "Korean", "hi": "Hindi", "el": "Greek",
+    "da": "Danish", "no": "Norwegian", "fi": "Finnish", "hu": "Hungarian", "vi": "Vietnamese",
+}  # fmt: skip
+_NEGATIVE_ANSWER = frozenset(
+    "not no never closed gone died dead lost stopped without nobody nothing none left ended "
+    "quit can't cannot won't didn't don't isn't wasn't".split()
+)
+
+
+def _answer_opening(question, fact: Fact, speech: Speech) -> str:  # noqa: ANN001
+    """How a seeker starts an answer: a yes/no question with "Yes." or "No." (the fact says
+    which: a fact that closes, ends or denies what was asked is a no), others now and then with
+    "Well," or "Hm." as people do."""
+    if question.kind == "yesno":
+        words = set(speech.lang.words(fact.answer))
+        asked = set(speech.lang.words(question.text))
+        no = bool(words & _NEGATIVE_ANSWER) and not (asked & _NEGATIVE_ANSWER)
+        return "No. " if no else "Yes. "
+    roll = speech.rng.random()
+    return "Well, " if roll < 0.08 else "Hm. " if roll < 0.14 else ""
+
+
+#: An answer longer than this is cut to the part that answers.
+LONG_ANSWER = 90
+
+
+def answer_part(question, answer: str, speech: Speech) -> str:  # noqa: ANN001
+    """The part of a long answer that answers: its sentence, then its clause, that names most of
+    what was asked (people answer a question, they do not recite their file)."""
+    if len(answer) <= LONG_ANSWER:
+        return answer
+    asked = set(question.words) | {w.lower() for w in question.names}
+    from empa_env.reading.tokens import tokens_of
+
+    def overlap(part: str) -> int:
+        return len(asked & {t.lemma for t in tokens_of(part)} | asked & {
+            t.text for t in tokens_of(part)})  # fmt: skip
+
+    parts = speech.lang.sentences(answer)
+    best = max(parts, key=overlap) if parts else answer
+    if len(best) > LONG_ANSWER:
+        clauses = [c.strip() for c in re.split(r"[;:]|, (?:and|but) |, ", best) if c.strip()]
+        if clauses:
+            clause = max(clauses, key=overlap)
+            if overlap(clause):
+                best = clause[0].upper() + clause[1:]
+    best = best.rstrip(" ,;")
+    return best if best.endswith((".", "!", "?")) else best + "."
 
 
 def known_facts(persona: ActorPersona, guidance: ActorGuidance) -> tuple[Fact, ...]:

@@ -768,10 +768,17 @@ class _ReplyFacts:
 class ReplyGuards:
     """The guards for one case language. :meth:`inspect` is pure given its arguments."""
 
-    def __init__(self, language: str = "en") -> None:
+    def __init__(self, language: str = "en", read_by_meaning: bool = False) -> None:
         self.language = language
+        #: When the judge reads the reply by meaning (:mod:`empa_env.reading`), the guards leave
+        #: to that reading what it does better: the language of each sentence, whether a sentence
+        #: is about this user (references by meaning instead of a word list), and repeated moves
+        #: (a grounded question every turn is attention; generic lines earn once in a while by the
+        #: reading judge's own rule). Penalties, voids for word salad, repetition, stuffing and
+        #: parroting stay.
+        self.read_by_meaning = read_by_meaning
         self.data = load_guard_data()
-        self.version = f"guards-v{GUARDS_VERSION}.{self.data.version}"
+        self.version = f"guards-v{GUARDS_VERSION}.{self.data.version}" + ("-by-meaning" if read_by_meaning else "")
         # Bounded in bytes, not entries: unique long replies must not grow the process.
         self._facts = lru_bytes(32 << 20, text_weight(per_char=120))(self._reply_facts)
         self._fluent = lru_bytes(8 << 20, text_weight(per_char=2))(self._sentence_fluent)
@@ -796,7 +803,8 @@ class ReplyGuards:
         users = [m.content for m in history if m.role == "user"]
         earlier = [m.content for m in history if m.role == "assistant"]
 
-        self._language(reply, facts, language, v)
+        if not self.read_by_meaning:
+            self._language(reply, facts, language, v)
         self._injection(facts, v)
         self._harm(facts, users, v)
         self._hostility(facts, v)
@@ -809,7 +817,7 @@ class ReplyGuards:
             self._parrot(reply, facts, users, v)
         if v.void is None:
             self._templates(facts, earlier, v)
-        if v.void is None:
+        if v.void is None and not self.read_by_meaning:
             self._relevance(reply, facts, users, language, v)
             self._moves(facts, earlier, v)
         return v.freeze()
@@ -870,6 +878,13 @@ class ReplyGuards:
     def _sentence_fluent(self, text: str) -> tuple[bool, str, float]:
         model = fluency_model()
         mean, run = model.score(text)
+        if self.read_by_meaning:
+            # the reading knows real words from gibberish; only clear salad is voided here
+            if run >= CONTENT_RUN + 3 or (
+                len(tokens(text)) >= FLUENCY_MIN_WORDS and mean < FLUENCY_THRESHOLD - 0.4
+            ):
+                return False, f"word order unlike English (fluency {mean:.2f})", mean
+            return True, "", mean
         if run >= CONTENT_RUN:
             return False, f"{run} content words in a row", mean
         if len(tokens(text)) >= FLUENCY_MIN_WORDS and mean < FLUENCY_THRESHOLD:
@@ -1090,6 +1105,11 @@ class ReplyGuards:
         if re.search(r"[!?]{3,}", reply):
             v.penalise("A", -1, first, "tone mismatch: piled-up punctuation")
         questions = [s for s in facts.sentences if s.is_question]
+        if self.read_by_meaning:
+            if len(questions) >= 3:
+                v.cap("C", 1, f"{len(questions)} questions in one reply: an interrogation")
+                v.cap("P", 1, "interrogation")
+            return
         if questions and len(questions) == len(facts.sentences) and len(questions) >= 2:
             v.cap("A", 0, "only questions: nothing acknowledges what the user said")
             v.cap("P", 0, "only questions")

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from empa_env.cases.schema import Case, Fact
-from empa_env.offline.user.listening import Heard, hear, vocabulary_of
-from empa_env.offline.user.reading import read_reply
+from empa_env.offline.user.hearing import Heard, hear, read_reply
+from empa_env.offline.user.listening import vocabulary_of
 from empa_env.roles.views import Message
 
 DECAY = 0.86
@@ -130,13 +130,16 @@ def gain(heard: Heard, delta_e: float, rapport: float) -> float:
 
 
 _KNOWN: dict[_CaseKey, tuple[tuple[Fact, ...], frozenset[str]]] = {}
+#: The user's own material per case (what a reply can speak about).
+_WORLDS: dict[_CaseKey, tuple[str, ...]] = {}
 
 
 @lru_cache(maxsize=65536)
 def _heard(key: _CaseKey, reply: str, previous_user: str, code: str) -> Heard:
     """How one past reply was heard (the replay reads each reply once, not once per turn)."""
     known, vocab = _KNOWN[key]
-    return hear(read_reply(reply, code), known, (), vocab, previous_user)
+    world = _WORLDS.get(key, ())
+    return hear(read_reply(reply, code, (*world, previous_user)), known, (), vocab, previous_user)
 
 
 def fold_state(
@@ -155,6 +158,15 @@ def fold_state(
     known = tuple(f for f in case.facts if f.stage in released_by_now or f.stage is None)
     key = _case_key(case)
     _KNOWN[key] = (known, vocab)
+    if key not in _WORLDS:
+        if len(_WORLDS) > 4096:
+            _WORLDS.clear()
+        e = case.experience
+        _WORLDS[key] = (
+            e.current_situation, case.scenario_trigger, case.profile.vent,
+            case.profile.opening_topic, *case.voice.openings, *case.voice.details,
+            *(f.answer for f in known),
+        )  # fmt: skip
     for message in history:
         if message.role == "user":
             previous_user = message.content

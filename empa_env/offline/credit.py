@@ -1,0 +1,326 @@
+"""Credit for attention, sentence by sentence, from the one reading of a reply.
+
+A sentence earns only for what it itself does (:func:`sentence_credit`); a reply's level on an axis
+is its strongest sentence's (:func:`reply_credit`). What each axis credits, after the published
+definitions the project's axes follow (EMPA's MDEP-PR; EPITOME's emotional reactions,
+interpretations and explorations, Sharma et al., EMNLP 2020):
+
+* **C, understanding**: a reflection or interpretation of *this user's* situation (a statement
+  about them, "you ..."/"that must ...", that speaks about what they told: two of their people,
+  feelings, events or things by meaning, or one of them with the feeling they named), more for an
+  interpretation ("because", "part of you", "maybe ..."); a story of the writer's own that speaks
+  about the same things (sharing a similar experience is how peers show understanding);
+* **A, warmth**: sympathy, care, solidarity or encouragement, more when it names their feeling or
+  their situation; a feeling of theirs said back to them;
+* **P, exploration and agency**: a question or an invitation to say more (not advice put as a
+  question), more when it asks about what they told.
+
+**Grounding is per sentence and by meaning.** A sentence that speaks about none of what the user
+told fits any conversation: it is *generic*, and a reply's generic credit is small (at most
+:data:`GENERIC_TOTAL` summed over the axes) and does not accumulate: it is earned once in a
+conversation, by the first reply that earns it (a rotation of kind lines earns once).
+A slot filled with a word that is not what the user talked about (low salience), or that stands
+out of its grammatical place, is no reference (:mod:`empa_env.reading.world`); one reference alone
+in a stock frame is not a reflection (it earns as a generic line). A sentence that gets their
+feeling, a person, a relation or an amount wrong costs C (:class:`Credit.misread`).
+
+Levels are graded (multiples of 0.05 between the rubric's integers, :func:`epm.rubric.increment`
+interpolates): the rule gives the level, and the learned heads' expected level for the axis
+(:class:`empa_env.offline.semantic.judger.SemanticJudger`) moves a credited level by at most a
+quarter of itself; the heads never credit what the rules do not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from empa_env.reading.lexicon import lexicon, meanings
+from empa_env.reading.reply import ReplyReading, SentenceReading
+from empa_env.reading.tokens import Token, tokens_of
+
+#: The rules' version (part of the judge's identity).
+CREDIT_RULES = "credit-v1"
+#: Summed generic credit a reply may earn (spread over the axes it earns on).
+GENERIC_TOTAL = 0.5
+#: A reference counts when its weight (closeness x salience) reaches this.
+REFERENCE_WEIGHT = 0.3
+#: A sentence whose own words (theirs left out) are this much closer to what the user just said
+#: than to other people's messages says some of it in other words (one reference; two from
+#: PARAPHRASE_STRONG; :attr:`~empa_env.reading.reply.SentenceReading.paraphrase`). Measured on
+#: replies written for the project's cases: about two thirds of attentive paraphrases reach it,
+#: one stock frame or generic line in ten.
+PARAPHRASE = -0.17
+PARAPHRASE_STRONG = -0.08
+#: The act strength below which a sentence earns no warmth (A).
+WARMTH_MIN = 0.45
+#: The strength the rules' reading of warmth in form gives when the act head rates it lower.
+RULE_WARMTH = 0.45
+#: A story of one's own that names nothing of theirs still counts as sharing when its words are
+#: this close in meaning to the user's last message.
+TOPIC_SIMILARITY = 0.3
+
+_INTERPRETS = frozenset(
+    "because since means meaning underneath beneath deep deeper part wonder maybe perhaps "
+    "probably guess if though as".split()
+)
+_STATE = frozenset(
+    "feel feeling felt are were seem seems seemed sound sounds must been 're 've have had lost "
+    "went go going struggling carry carrying carried".split()
+)
+_ADVICE_MODALS = frozenset("should could can need have must gotta ought try".split())
+_REFLECT_OPENERS = (
+    ("sounds", "like"), ("must", "be"), ("must", "have"), ("seems", "like"), ("no", "wonder"),
+    ("must", "feel"), ("makes", "sense"), ("that's", "a", "lot"), ("it's", "hard"),
+)  # fmt: skip
+
+
+def _has(words: list[str], phrase: tuple[str, ...]) -> bool:
+    return f" {' '.join(phrase)} " in f" {' '.join(words)} "
+
+
+def _centroid(tokens: tuple[Token, ...]) -> np.ndarray | None:
+    lex = lexicon()
+    words = [
+        t.text for t in tokens
+        if t.text.isalpha() and not t.closed and t.lemma not in lex.empathy_vocabulary
+    ]  # fmt: skip
+    M, _ = meanings().matrix(words)
+    if not len(M):
+        return None
+    c = M.mean(axis=0)
+    n = float(np.linalg.norm(c))
+    return c / n if n else None
+
+
+def reflects(s: SentenceReading) -> bool:
+    """A statement about the listener's experience: "you" with a verb of being, feeling or going
+    through (not a modal of advice), or an opener that reflects ("sounds like", "must be")."""
+    words = s.words
+    lex = lexicon()
+    for i, w in enumerate(words):
+        if w in lex.second_person:
+            after = words[i + 1 : i + 4]
+            if any(x in _STATE for x in after) and not any(x in _ADVICE_MODALS for x in after[:2]):
+                return True
+    return any(_has(words, p) for p in _REFLECT_OPENERS)
+
+
+@dataclass(frozen=True)
+class SentenceCredit:
+    """What one sentence earns on each axis, and why."""
+
+    levels: dict[str, float]
+    reasons: dict[str, str]
+    #: Whether the credit is generic (the sentence speaks about nothing of this user's).
+    generic: bool
+
+
+@dataclass
+class Credit:
+    """A reply's credit: per axis the level, the quoted sentence and the reason; the generic
+    credit apart (so the judge can withhold it when generic lines came just before)."""
+
+    levels: dict[str, float] = field(default_factory=lambda: dict.fromkeys("CAP", 0.0))
+    evidence: dict[str, str] = field(default_factory=dict)
+    reasons: dict[str, str] = field(default_factory=dict)
+    generic: dict[str, float] = field(default_factory=lambda: dict.fromkeys("CAP", 0.0))
+    generic_evidence: dict[str, str] = field(default_factory=dict)
+    misread: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def only_generic(self) -> bool:
+        """Nothing grounded was credited, only generic lines."""
+        return not any(self.levels.values()) and any(self.generic.values())
+
+
+_AGENCY = frozenset(
+    "chose choose choice decided decide decision managed manage handled kept stood protect "
+    "protected protecting courage brave strength strong capable able try tried trying learned "
+    "taught built survived fought guarding".split()
+)
+
+
+#: A statement whose content words are at least this share the user's own words (and that
+#: says nothing of theirs in other words) echoes them.
+ECHO_SHARE = 0.75
+
+
+_DEICTIC = (["that"], ["that's"], ["this"], ["there"], ["there's"], ["it"], ["it's"], ["which"],
+            ["those"], ["such"], ["what"])  # fmt: skip
+
+
+def _fragment(s: SentenceReading) -> bool:
+    """A verbless or subjectless fragment ("Stiff, painful fingers, and the instrument stored out
+    of sight."): people reflect in fragments; a general claim has a subject of its own."""
+    lex = lexicon()
+    return not any(
+        t.text in lex.third_person or t.text in ("it", "this", "that", "people", "everyone", "there")
+        for t in s.tokens[:3]
+    )
+
+
+def echoes(s: SentenceReading, said: frozenset[str]) -> bool:
+    """Whether the sentence mostly hands the user's own words back (see :data:`ECHO_SHARE`)."""
+    content = [t for t in s.tokens if t.text.isalpha() and not t.closed and len(t.text) > 2]
+    content = [t for t in content if t.lemma not in lexicon().empathy_vocabulary]
+    if len(content) < 3:
+        return False
+    return sum(t.lemma in said for t in content) >= ECHO_SHARE * len(content)
+
+
+def sentence_credit(
+    s: SentenceReading, topic: np.ndarray | None, said: frozenset[str] = frozenset()
+) -> SentenceCredit:
+    """What one sentence earns (see the module docstring); ``said``: lemmas of the user's last
+    messages (to tell an echo of their words from a reflection).
+
+    Each axis's level is ``2 x strength x grounding``: the strength is how clearly the sentence
+    does that axis's act (the learned act head's probability, with the rules' reading of its
+    form as a floor), the grounding how much of what *this* user told it speaks about (two of
+    their people, feelings, events or things, by meaning, or one and the rest in other words:
+    1; one alone or none: generic, at most :data:`GENERIC_TOTAL` and once a conversation)."""
+    acts = s.acts.acts
+    p = s.act_probs or {}
+    refs = [r for r in s.references if r.weight >= REFERENCE_WEIGHT]
+    # what it says of theirs in other words counts as references too
+    paraphrase = int(s.paraphrase >= PARAPHRASE) + int(s.paraphrase >= PARAPHRASE_STRONG)
+    n = len(refs) + paraphrase
+    named = ", ".join([r.word for r in refs[:3]] + (["in other words"] if paraphrase else []))
+    asks = ("question" in acts or "request" in acts) and "advice" not in acts
+    advice = max(p.get("advice", 0.0), 1.0 if "advice" in acts else 0.0)
+    feelings_ok = bool(s.attributed) and not s.misreadings
+    # one word of theirs in a stock frame is no reflection: it earns as a generic line does; a
+    # story of one's own that tells of the same things in other words is shared experience
+    disclosing = "self_disclosure" in acts or p.get("self_disclosure", 0.0) >= 0.5
+    grounding = 1.0 if n >= 2 or (n >= 1 and (feelings_ok or (disclosing and paraphrase))) else 0.0
+    levels = dict.fromkeys("CAP", 0.0)
+    reasons: dict[str, str] = {}
+
+    def give(axis: str, strength: float, why: str, factor: float) -> None:
+        level = round(min(2.0, 2.0 * strength * factor) * 20) / 20
+        if level > levels[axis]:
+            levels[axis], reasons[axis] = level, why
+
+    where = f" ({named})" if named else ""
+    # C: what they told, said back or interpreted; a story of one's own about the same things
+    disclosure = max(p.get("self_disclosure", 0.0), 0.5 if "self_disclosure" in acts else 0.0)
+    reflection = max(p.get("reflection", 0.0), p.get("interpretation", 0.0))
+    if not asks and advice < 0.5:
+        if reflects(s) or (s.addressee == "user" and n):
+            reflection = max(reflection, 0.5)
+        if echoes(s, said) and not paraphrase:
+            levels["C"], reasons["C"] = 0.25, f"hands their own words back{where}: an echo"
+        elif grounding:
+            if disclosure >= reflection:
+                give("C", disclosure, f"shares a similar experience of their own{where}",
+                     max(grounding, 0.85))  # fmt: skip
+            else:
+                deep = p.get("interpretation", 0.0) > p.get("reflection", 0.0)
+                give("C", reflection, f"{'interprets' if deep else 'says back'} what they "
+                     f"told{where}", grounding)  # fmt: skip
+        elif disclosure >= 0.5 and topic is not None:
+            c = _centroid(s.tokens)
+            if c is not None and float(c @ topic) >= TOPIC_SIMILARITY:
+                give("C", disclosure, "shares an experience on the same theme", 0.35)
+    understanding = max(p.get("understanding_claim", 0.0), 0.6 if "understanding" in acts else 0.0)
+    if understanding >= 0.5:
+        give("C", understanding, "says they understand or have been there",
+             0.45 if not grounding else 0.8)  # fmt: skip
+    # A: warmth, solidarity, encouragement; a feeling of theirs said back
+    learned = max(p.get("warmth", 0.0), p.get("encouragement", 0.0) * 0.9,
+                  p.get("solidarity", 0.0) * 0.9)  # fmt: skip
+    # the rules' reading of warmth in form and the head's, averaged: each misses what the other
+    # sees (stock phrases the head rates low, wordings no rule lists)
+    warmth = 0.5 * learned + 0.5 * (1.0 if "warmth" in acts else 0.0)
+    if warmth >= WARMTH_MIN:
+        if grounding or feelings_ok:
+            give("A", warmth, f"warmth about what they told{where or ' (their feeling)'}",
+                 max(grounding, 0.8))  # fmt: skip
+        else:
+            give("A", warmth, "warmth that fits any conversation", 0.25)
+    if feelings_ok:
+        give("A", 0.6, f"says back a feeling they named ({', '.join(s.attributed)})", 1.0)
+    # P: exploration, and agency handed back
+    explore = p.get("exploration", 0.0) * (1.0 - 0.5 * advice)
+    if asks:
+        explore = max(explore, 0.5)
+    if explore >= 0.35 and s.addressee in ("user", "other"):
+        if grounding:
+            give("P", explore, f"asks about what they told{where}", grounding)
+        else:
+            give("P", explore, "a question that fits any conversation", 0.25)
+    affirm = p.get("affirmation", 0.0)
+    if affirm >= 0.5 and s.addressee == "user" and grounding:
+        give("P", affirm * 0.8, f"affirms what they did or can do{where}", grounding)
+    return SentenceCredit(levels, reasons, generic=not grounding)
+
+
+def reply_credit(
+    reading: ReplyReading,
+    heads: Mapping[str, float] | None = None,
+    discredited: tuple[str, ...] = (),
+) -> Credit:
+    """A reply's credit: each axis its strongest sentence's level (sentences the guards
+    discredited earn nothing), graded by the heads' expected levels (see the module docstring)."""
+    credit = Credit()
+    last_user = _last_user_tokens(reading)
+    topic = _centroid(last_user) if last_user else None
+    previous_grounded = False
+    for s in reading.sentences:
+        if not s.readable:
+            continue
+        for m in s.misreadings:
+            credit.misread.append((s.text, f"gets their {m.what} wrong ('{m.said}'; they said {m.truth})"))
+        if any(s.text in d or d in s.text for d in discredited):
+            continue
+        sc = sentence_credit(s, topic, reading.world.recent_lemmas)
+        if sc.generic and previous_grounded and sc.levels["A"] and s.words[:1] in _DEICTIC:
+            # "That's a heavy thing to carry." right after a sentence about what they told: the
+            # feeling is named about it (the deictic points back), so it is not a stock line
+            sc = SentenceCredit(
+                {**sc.levels, "A": 0.75},
+                {**sc.reasons, "A": "names the feeling in what was just said back to them"},
+                generic=False,
+            )
+        previous_grounded = not sc.generic
+        for axis, level in sc.levels.items():
+            if level <= 0:
+                continue
+            if not sc.generic:
+                if level > credit.levels[axis]:
+                    credit.levels[axis] = level
+                    credit.evidence[axis] = s.text
+                    credit.reasons[axis] = sc.reasons[axis]
+            elif level > credit.generic[axis]:
+                credit.generic[axis] = level
+                credit.generic_evidence[axis] = s.text
+                credit.reasons.setdefault(f"{axis}_generic", sc.reasons[axis])
+    for axis in "CAP":
+        if credit.levels[axis] and heads is not None:
+            e = min(max(float(heads.get(axis, 1.0)), 0.0), 2.0)
+            credit.levels[axis] = round(min(2.0, credit.levels[axis] * (0.75 + 0.25 * e)) * 20) / 20
+    # generic credit: small, spread over the axes that only generic lines reached
+    axes = [a for a in "CAP" if credit.generic[a] > 0 and not credit.levels[a]]
+    for axis in "CAP":
+        if axis not in axes:
+            credit.generic[axis] = 0.0
+    if axes:
+        share = GENERIC_TOTAL / len(axes)
+        for axis in axes:
+            e = 1.0 if heads is None else min(max(float(heads.get(axis, 1.0)), 0.0), 1.0)
+            credit.generic[axis] = round(share * (0.5 + 0.5 * e) * 20) / 20 or 0.05
+    return credit
+
+
+def _last_user_tokens(reading: ReplyReading) -> tuple[Token, ...]:
+    texts = reading.world_texts
+    return tokens_of(texts[-1], reading.language) if texts else ()
+
+
+__all__ = [
+    "CREDIT_RULES", "Credit", "GENERIC_TOTAL", "SentenceCredit",
+    "reflects", "reply_credit", "sentence_credit",
+]  # fmt: skip

@@ -1,0 +1,681 @@
+"""How the simulated user hears a reply: the one reading of it, held against what they know.
+
+:func:`read_reply` reads a reply with the reading the judge uses (:mod:`empa_env.reading`), against
+the user's own material (their story, the facts they can tell, what they said so far), and sums
+it up as the user takes it: its questions (what each asks for), a suggestion, a reflection of
+them, an apology, thanks, a closing, contempt or dismissal aimed at them, a story of the writer's
+own, humour, and whether they can read it at all (another language, gibberish).
+
+:func:`hear` holds that reading against the case's facts, by meaning:
+
+* a **question** is matched to the fact it asks for by what its words mean (lemmas, the word-meaning
+  table, relations that name the same person, names, numbers, and what the question says in other
+  words), and by what kind of answer it wants (who, how long, where, what was said, what was
+  tried); a fact the user can tell now is answered, one the plot still holds back is deflected (only
+  when it fits clearly better than anything tellable), and a question naming someone or something
+  the story lacks is questioned; a fact the case holds is never denied;
+* a **mistake** anywhere in the reply (a name, a relation, a number, a duration, a feeling) is found
+  with the true value, whatever the sentence's shape;
+* a suggestion already tried is recognised.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from empa_env.bounded_cache import lru_bytes
+from empa_env.cases.schema import Fact
+from empa_env.offline.harm import contempt as contempt_in
+from empa_env.reading.language import UNREADABLE
+from empa_env.reading.lexicon import lexicon, meanings
+from empa_env.reading.reply import ReplyReading, SentenceReading
+from empa_env.reading.reply import read_reply as read_by_meaning
+from empa_env.reading.tokens import Token, sentences_of, tokens_of
+from empa_env.reading.world import amounts_in
+
+#: Which fact kinds answer which question kind best (the first fits best).
+ANSWERS: dict[str, tuple[str, ...]] = {
+    "who": ("person", "said"),
+    "duration": ("duration",),
+    "when": ("duration", "event"),
+    "amount": ("duration", "event"),
+    "where": ("place",),
+    "said": ("said", "person"),
+    "tried": ("tried",),
+    "why": ("reason", "event"),
+    "what": (),
+    "how": (),
+    "choice": (),
+    "yesno": (),
+    "open": (),
+}
+#: Closeness of meaning at which a word of a question names a word of a fact.
+MATCH_SIMILARITY = 0.5
+#: A question is about a fact when it scores this much (one word of it, by meaning, about).
+ANSWER_BAR = 0.9
+#: A held-back fact is deflected only when it fits this much better than the best tellable one.
+DEFLECT_MARGIN = 0.8
+
+_SAID_VERBS = frozenset("say said tell told call called text texted write wrote ask asked".split())
+_TRIED_VERBS = frozenset("try tried attempt attempted apply applied".split())
+_DISMISSAL = re.compile(
+    r"\b(overreact\w*|(?:not|no) (?:that |such a )?big deal|not that bad|get over it|"
+    r"move on|stop (?:complaining|whining|worrying|dwelling|crying|being|feeling)|calm down|"
+    r"others have it worse|could be worse|first world problem|it'?s (?:nothing|only|just) "
+    r"(?:a|an|some) \w+|everyone (?:goes through|has) (?:this|that)|man up|toughen up|"
+    r"cheer up|lighten up|snap out of it)\b"
+)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question (or request) of a reply: its sentence, what it asks for, its content lemmas
+    and the names in it."""
+
+    text: str
+    kind: str
+    words: tuple[str, ...]
+    names: tuple[str, ...]
+    sentence: SentenceReading | None = None
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one reply does, as the user hears it (see the module docstring)."""
+
+    text: str
+    empty: bool
+    short: bool
+    questions: tuple[Question, ...]
+    suggestion: str
+    summary: str
+    apology: bool
+    goodbye: bool
+    contempt: str
+    dismissal: str
+    own_story: bool
+    words: tuple[str, ...]
+    names: tuple[str, ...]
+    language: str
+    #: ``""``, or the language code of a reply the user cannot read (``"unreadable"`` for
+    #: gibberish).
+    unreadable: str = ""
+    thanks: bool = False
+    humour: bool = False
+    #: The shared reading it was made from (None for an empty reply).
+    shared: ReplyReading | None = None
+
+    @property
+    def hostile(self) -> bool:
+        return bool(self.contempt or self.dismissal)
+
+    @property
+    def acts(self) -> tuple[str, ...]:
+        """The acts found, by name, in a fixed order (for records and tests)."""
+        flags = (
+            ("empty", self.empty), ("short", self.short), ("unreadable", bool(self.unreadable)),
+            ("goodbye", self.goodbye), ("contempt", bool(self.contempt)),
+            ("dismissal", bool(self.dismissal)), ("apology", self.apology),
+            ("thanks", self.thanks), ("humour", self.humour),
+            ("question", bool(self.questions)), ("suggestion", bool(self.suggestion)),
+            ("summary", bool(self.summary)), ("own_story", self.own_story),
+        )  # fmt: skip
+        return tuple(name for name, present in flags if present)
+
+
+#: Words too general to say what a question is about (its verbs of doing, saying and going do).
+_GENERIC = frozenset(
+    "thing things stuff way lot lots bit time times really actually feel feeling felt think know "
+    "wonder wondering curious sure mean like want need hard moment right kind sort part whole "
+    "first place happen happened happening maybe probably exactly simply else somewhere long "
+    "now still going".split()
+)
+
+
+def _content(tokens: Iterable[Token]) -> list[Token]:
+    return [
+        t for t in tokens
+        if t.text.isalpha() and not t.closed and len(t.text) > 1 and t.lemma not in _GENERIC
+        and t.text not in _GENERIC
+    ]  # fmt: skip
+
+
+def _question_kind(s: SentenceReading) -> str:
+    kind = s.acts.question_kind or "open"
+    words = set(s.words)
+    if kind in ("what", "open", "yesno") and words & _SAID_VERBS:
+        return "said"
+    if kind in ("what", "open", "yesno") and words & _TRIED_VERBS:
+        return "tried"
+    return kind
+
+
+def _read_weight(args: tuple, value: object) -> int:  # noqa: ANN001
+    return 3000 + 220 * len(args[0]) + 8 * sum(len(t) for t in args[2])
+
+
+@lru_bytes(24 << 20, _read_weight)
+def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
+    stripped = text.strip()
+    shared = read_by_meaning(stripped, world, code) if stripped else None
+    words = [t for s in (shared.sentences if shared else ()) for t in s.tokens]
+    if not stripped or not words:
+        return Reading(text, True, True, (), "", "", False, False, "", "", False, (), (), code)
+    assert shared is not None
+    sentences = shared.sentences
+    readable = [s for s in sentences if s.readable]
+    lost = sum(len(s.tokens) for s in sentences if not s.readable)
+    unreadable = ""
+    if lost and lost >= 0.5 * len(words):
+        codes = [s.language for s in sentences if not s.readable]
+        unreadable = max(set(codes), key=codes.count)
+    questions: list[Question] = []
+    suggestion = summary = ""
+    apology = goodbye = own_story = thanks = humour = False
+    names: list[str] = []
+    for s in readable:
+        acts = s.acts.acts
+        names += [t.text for t in s.tokens[1:] if t.capital and not t.closed]
+        if "apology" in acts:
+            apology = True
+        if "thanks" in acts:
+            thanks = True
+        if "humour" in acts:
+            humour = True
+        if "closing" in acts:
+            goodbye = True
+            continue
+        asks = "question" in acts or "request" in acts
+        if "advice" in acts:
+            suggestion = suggestion or s.text
+            if not asks or s.acts.question_kind in ("yesno", "open", None):
+                continue
+        if asks:
+            questions.append(
+                Question(
+                    s.text, _question_kind(s), tuple(t.lemma for t in _content(s.tokens)),
+                    tuple(t.text for t in s.tokens[1:] if t.capital), s,
+                )
+            )  # fmt: skip
+        elif "self_disclosure" in acts and s.addressee == "self":
+            own_story = True
+        elif s.addressee == "user" and not summary:
+            summary = s.text
+    hostile = contempt_in(shared)
+    contempt = ""
+    if hostile:
+        found = hostile[0].reason
+        m = re.search(r"'([^']+)'", found)
+        contempt = m.group(1) if m else hostile[0].quote.split()[-1].strip(".,!?")
+    dismissal = ""
+    low = " ".join(s.text.lower() for s in readable)
+    if m2 := _DISMISSAL.search(low):
+        dismissal = m2.group(1)
+    content = tuple(dict.fromkeys(t.lemma for t in _content(words)))
+    short = len(words) <= 2 and not questions
+    return Reading(
+        text=text, empty=False, short=short and not goodbye, questions=tuple(questions),
+        suggestion=suggestion, summary=summary, apology=apology, goodbye=goodbye,
+        contempt=contempt, dismissal=dismissal, own_story=own_story, words=content,
+        names=tuple(dict.fromkeys(names)), language=code, unreadable=unreadable, thanks=thanks,
+        humour=humour, shared=shared,
+    )  # fmt: skip
+
+
+def read_reply(text: str, code: str = "en", world: Sequence[str] = ()) -> Reading:
+    """How the user reads ``text``; ``world``: their own material and what they said (the names,
+    people and things a reply can speak about)."""
+    return _read(text, code, tuple(world))
+
+
+# ------------------------------------------------------------------------------------------------
+# Facts, by meaning
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class FactIndex:
+    """What a fact is about, read once: its lemmas, names, relations, amounts and vector."""
+
+    lemmas: frozenset[str]
+    names: frozenset[str]
+    relations: frozenset[str]
+    amounts: tuple[tuple[float, str | None, str, str], ...]
+    matrix: np.ndarray
+    vector: np.ndarray | None
+    #: Lemmas of the user's own prose that tells the same thing in other words ("the branch" in
+    #: "her bank closed the branch on her street", for "The Sparkasse closed in March").
+    related: frozenset[str] = frozenset()
+
+    @property
+    def mentions_person(self) -> bool:
+        return bool(self.names or self.relations)
+
+
+def related_lemmas(fact_lemmas: frozenset[str], prose: Sequence[str]) -> frozenset[str]:
+    """Lemmas of the prose sentences that share two or more content lemmas with a fact."""
+    out: set[str] = set()
+    for text in prose:
+        for cut in sentences_of(text):
+            lem = {t.lemma for t in _content(cut.tokens)}
+            if len(lem & fact_lemmas) >= 2:
+                out |= lem
+    return frozenset(out - fact_lemmas)
+
+
+@lru_cache(maxsize=8192)
+def fact_index(about: tuple[str, ...], answer: str = "", prose: tuple[str, ...] = ()) -> FactIndex:
+    """The index of a fact (``answer`` empty for one held back: only its subject words);
+    ``prose``: the user's own material, for :attr:`FactIndex.related`."""
+    lex = lexicon()
+    toks = tokens_of(f"{answer} {' '.join(about)}")
+    content = [t for t in toks if t.text.isalpha() and not t.closed]
+    names = frozenset(t.text for t in toks if t.capital and not t.english) | frozenset(
+        w for w in about if not lexicon().relation(w) and not _known_word(w)
+    )
+    relations = frozenset(r for t in toks if (r := lex.relation(t.text)))
+    lemmas = frozenset(t.lemma for t in content)
+    M, _ = meanings().matrix(sorted(lemmas))
+    vector = None
+    if answer:
+        from empa_env.offline.semantic.encoder import shared_encoder
+
+        vector = shared_encoder("static").encode([answer])[0]
+    amounts = tuple(
+        (a.value, a.unit, a.text, a.noun) for a in amounts_in(toks, f"{answer} {' '.join(about)}")
+    )
+    related = related_lemmas(lemmas, prose) if prose else frozenset()
+    return FactIndex(lemmas, names, relations, amounts, M, vector, related)
+
+
+def _known_word(word: str) -> bool:
+    from empa_env.reading.lexicon import is_english_word
+
+    return is_english_word(word)
+
+
+def match(question: Question, index: FactIndex, kind: str) -> float:
+    """How well a fact of ``kind`` answers ``question`` (0 when nothing of it is named)."""
+    lex = lexicon()
+    m = meanings()
+    score = 0.0
+    named = 0
+    sentence = question.sentence
+    tokens = _content(sentence.tokens) if sentence is not None else []
+    for t in tokens:
+        best = 0.0
+        if t.lemma in index.lemmas or t.text in index.names:
+            best = 1.0
+        elif t.lemma in index.related:
+            best = 0.7
+        else:
+            rel = lex.relation(t.text)
+            if rel and any(lex.same_person_kind(rel, r) for r in index.relations):
+                best = 1.0
+            elif len(index.matrix):
+                v = m.vector(t.text)
+                if v is not None:
+                    s = float((index.matrix @ v).max())
+                    best = s if s >= MATCH_SIMILARITY else 0.0
+        if best:
+            named += 1
+            score += best
+    for w in question.names:
+        if w in index.names:
+            score += 0.5  # a name is the strongest pointer there is
+    if sentence is not None:
+        for a in sentence.amounts:
+            if any(a.value == x[0] for x in index.amounts):
+                score += 0.5
+    if not named and score == 0:
+        return 0.0
+    fits = ANSWERS.get(question.kind, ())
+    if fits and kind == fits[0]:
+        score += 0.6
+    elif kind in fits:
+        score += 0.3
+    elif question.kind == "who" and index.mentions_person:
+        score += 0.4
+    if index.vector is not None and sentence is not None:
+        own = " ".join(t.text for t in tokens)
+        if own:
+            from empa_env.offline.semantic.encoder import shared_encoder
+
+            cos = float(shared_encoder("static").encode([own])[0] @ index.vector)
+            score += max(0.0, cos - 0.2)
+    return score
+
+
+def best_facts(
+    question: Question, facts: Sequence[Fact], prose: tuple[str, ...] = ()
+) -> list[tuple[float, int]]:
+    """``(score, index)`` of each fact for ``question``, best first (``prose``: the user's own
+    material, which tells the facts in other words too)."""
+    scored = [
+        (match(question, fact_index(f.about, f.answer, prose), f.kind), i)
+        for i, f in enumerate(facts)
+    ]
+    return sorted(scored, key=lambda x: (-x[0], x[1]))
+
+
+# ------------------------------------------------------------------------------------------------
+# Mistakes
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Mistake:
+    """What a reply gets wrong: ``kind`` (person, relation, name, duration, amount, feeling), the
+    word it said, the truth in the user's words (may be empty) and the fact that shows it."""
+
+    kind: str
+    word: str
+    truth: str = ""
+    fact: Fact | None = None
+
+
+def _edit_close(a: str, b: str) -> bool:
+    """Two names one or two letters apart ("Emir" for "Emre")."""
+    if a == b or abs(len(a) - len(b)) > 2 or min(len(a), len(b)) < 3 or a[0] != b[0]:
+        return False
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1] <= 2
+
+
+def _time_of_day(sentence: str, amount: str) -> bool:
+    """"three in the morning", "at two", "5 pm": a time, not an amount."""
+    low = sentence.lower()
+    at = low.find(amount.lower())
+    after = low[at + len(amount) : at + len(amount) + 18] if at >= 0 else ""
+    before = low[max(0, at - 4) : at] if at >= 0 else ""
+    return bool(re.match(r"\s*(?:in the (?:morning|afternoon|evening)|at night|o'?clock|[ap]\.?m\b)", after)) or before.endswith("at ")
+
+
+def _noun_after(amount: str) -> str:
+    """The thing an amount without a unit of time counts (its last word when it has one)."""
+    words = amount.lower().split()
+    return words[-1] if len(words) > 1 and not words[-1].isdigit() else ""
+
+
+def find_mistake(reading: Reading, known: Sequence[Fact]) -> Mistake | None:
+    """The first thing the reply gets wrong among true things, in any sentence (see
+    :class:`Mistake`)."""
+    shared = reading.shared
+    if shared is None:
+        return None
+    lex = lexicon()
+    people = {}
+    for f in known:
+        if f.kind == "person":
+            idx = fact_index(f.about, f.answer)
+            for n in idx.names:
+                people[n] = (next(iter(idx.relations), ""), f)
+    for s in shared.sentences:
+        if not s.readable:
+            continue
+        words = s.words
+        # a name misspelt or mixed up: "Emir" for Emre
+        for t in s.tokens:
+            if t.capital and t.text not in people and t is not s.tokens[0] and len(t.text) > 2:
+                for name, (_, f) in people.items():
+                    if _edit_close(t.text, name):
+                        return Mistake("name", t.text.capitalize(), name.capitalize(), f)
+        # a relation given to a person the user gave another ("your sister Emre")
+        for m in s.misreadings:
+            if m.what == "relation":
+                named = [t.text for t in s.tokens if t.text in people]
+                fact = people[named[0]][1] if named else next(
+                    (f for n, (r, f) in people.items() if r and r == m.truth), None
+                )
+                return Mistake("relation", m.said, fact.answer if fact else "", fact)
+            if m.what == "feeling":
+                return Mistake("feeling", m.said, m.truth)
+        # a relation word the user's story has no one for, in a sentence that retells a fact
+        for k, w in enumerate(words):
+            rel = lex.relation(w)
+            if not rel or (k and words[k - 1] not in ("your", "ur")):
+                continue
+            if rel in ("friend", "family", "doctor", "therapist"):
+                continue
+            if any(lex.same_person_kind(rel, r) for r in shared.world.relations):
+                continue
+            q = Question(s.text, "who", tuple(t.lemma for t in _content(s.tokens)), (), s)
+            ranked = [(sc, i) for sc, i in best_facts(q, known) if sc >= ANSWER_BAR]
+            if ranked:
+                fact = known[ranked[0][1]]
+                idx = fact_index(fact.about, fact.answer)
+                if idx.relations or idx.names:
+                    return Mistake("relation", w, "", fact)
+        # a number or duration that is not the one the user gave
+        for a in s.amounts:
+            if a.unit is None and _time_of_day(s.text, a.text):
+                continue
+            q = Question(s.text, "what", tuple(t.lemma for t in _content(s.tokens)), (), s)
+            for score, i in best_facts(q, known)[:2]:  # noqa: B007
+                if score < ANSWER_BAR:
+                    break
+                idx = fact_index(known[i].about, known[i].answer)
+                same = [x for x in idx.amounts if x[1] == a.unit and (
+                    a.unit is not None or (x[3] == a.noun != "") or (score >= 1.5 and not (
+                        x[3] and a.noun)))]
+                if same and all(x[0] != a.value for x in same):
+                    kind = "duration" if a.unit else "amount"
+                    return Mistake(kind, a.text, same[0][2], known[i])
+    return None
+
+
+# ------------------------------------------------------------------------------------------------
+# Hearing
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Heard:
+    """How the user takes one reply."""
+
+    reading: Reading
+    #: (question, the known fact it asks for), one per question answered (at most two)
+    answered: tuple[tuple[Question, Fact], ...] = ()
+    #: (question, index into ``hidden``) for questions about something kept back
+    deflected: tuple[tuple[Question, int], ...] = ()
+    #: (question, the word the story lacks) for questions about someone or something not in it
+    unknown: tuple[tuple[Question, str], ...] = ()
+    #: (question, value) for a "how long" no fact answers but the user's own prose does
+    values: tuple[tuple[Question, str], ...] = ()
+    #: questions about the user that no fact answers (an invitation to go on)
+    open: tuple[Question, ...] = ()
+    summary_wrong: str = ""
+    summary_right: bool = False
+    correction: Fact | None = None
+    mistake: Mistake | None = None
+    tried: Fact | None = None
+    engaged: bool = False
+    follows_up: bool = False
+    off_topic: bool = False
+    echo: str = ""
+    words: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def invited(self) -> bool:
+        """The reply asks the user to tell more (a question about them, or a true reflection)."""
+        return bool(
+            self.answered or self.values or self.deflected or self.open or self.summary_right
+        )
+
+
+def _value_in(material: Sequence[str], question: Question) -> str:
+    """A duration in the user's own prose for a "how long" no fact answers: in the sentence
+    that speaks most about what the question names (else the first one told)."""
+    best, found = -1.0, ""
+    asked = set(question.words)
+    for text in material:
+        for cut in sentences_of(text):
+            durations = [a for a in amounts_in(cut.tokens) if a.unit in
+                         ("year", "month", "week", "day", "decade", "night", "hour")]  # fmt: skip
+            if not durations:
+                continue
+            overlap = len(asked & {t.lemma for t in cut.tokens})
+            if overlap > best:
+                best, found = overlap, durations[0].text
+    return found
+
+
+def _lacking(question: Question, known: Sequence[Fact], hidden: Sequence[tuple[str, ...]],
+             world_relations: Iterable[str], world_names: Iterable[str]) -> str:  # fmt: skip
+    """A person the question names that the story lacks: a relation no one in it has, or a name
+    it never uses (and no fact names either)."""
+    lex = lexicon()
+    s = question.sentence
+    if s is None:
+        return ""
+    rels = set(world_relations)
+    names = set(world_names)
+    for f in known:
+        idx = fact_index(f.about, f.answer)
+        rels |= idx.relations
+        names |= idx.names
+    for about in hidden:
+        for w in about:
+            if r := lex.relation(w):
+                rels.add(r)
+            else:
+                names.add(w)
+    for k, t in enumerate(s.tokens):
+        rel = lex.relation(t.text)
+        if rel and k and s.tokens[k - 1].text in ("your", "ur") and rel not in (
+            "friend", "family", "doctor", "therapist",
+        ):
+            if not any(lex.same_person_kind(rel, r) for r in rels):
+                return t.text
+        if t.capital and k and not t.english and t.text not in names and t.text.isalpha():
+            if not any(_edit_close(t.text, n) for n in names):
+                return t.text
+    return ""
+
+
+def _gives(question: Question, fact: Fact) -> bool:
+    """Whether a fact holds the kind of thing the question asks for."""
+    idx = fact_index(fact.about, fact.answer)
+    if question.kind == "who":
+        return idx.mentions_person
+    if question.kind in ("duration", "when", "amount"):
+        return bool(idx.amounts) or fact.kind == "duration"
+    if question.kind == "where":
+        return fact.kind == "place" or bool(idx.names)
+    return True
+
+
+def hear(
+    reading: Reading,
+    known: Sequence[Fact],
+    hidden: Sequence[tuple[str, ...]],
+    vocabulary: frozenset[str],
+    last_message: str = "",
+    hidden_kinds: Sequence[str] = (),
+    material: Sequence[str] = (),
+) -> Heard:
+    """Take ``reading`` against what the user knows (see the module docstring)."""
+    if reading.empty or reading.unreadable:
+        return Heard(reading)
+    shared = reading.shared
+    world_relations = shared.world.relations if shared is not None else {}
+    world_names = shared.world.names if shared is not None else {}
+    answered: list[tuple[Question, Fact]] = []
+    deflected: list[tuple[Question, int]] = []
+    unknown: list[tuple[Question, str]] = []
+    values: list[tuple[Question, str]] = []
+    open_: list[Question] = []
+    hidden_facts = [
+        Fact(kind=hidden_kinds[i] if i < len(hidden_kinds) else "event", about=about,
+             answer=" ".join(about))
+        for i, about in enumerate(hidden)
+    ]  # fmt: skip
+    prose = tuple(material)
+    for q in reading.questions:
+        ranked = best_facts(q, known, prose)
+        best_known = ranked[0] if ranked else (0.0, -1)
+        # a held-back fact is known only by its subject words
+        held = sorted(
+            ((match(q, fact_index(f.about), f.kind), i) for i, f in enumerate(hidden_facts)),
+            key=lambda x: (-x[0], x[1]),
+        )
+        best_hidden = held[0] if held else (0.0, -1)
+        taken = {f for _, f in answered}
+        if best_hidden[0] >= ANSWER_BAR + 0.6 and best_hidden[0] > best_known[0] + DEFLECT_MARGIN:
+            deflected.append((q, best_hidden[1]))
+            continue
+        if best_known[0] >= ANSWER_BAR:
+            fitting = [(sc, i) for sc, i in ranked if sc >= ANSWER_BAR and _gives(q, known[i])]
+            # a fact that gives what the question asks for (a person for "who", an amount for
+            # "how long") beats a slightly better match that does not
+            if fitting and fitting[0][0] >= best_known[0] - 0.8:
+                ranked = fitting + [x for x in ranked if x not in fitting]
+            for score, i in ranked:
+                if score < ANSWER_BAR:
+                    break
+                if known[i] not in taken:
+                    answered.append((q, known[i]))
+                    break
+            else:
+                answered.append((q, known[best_known[1]]))
+            continue
+        if q.kind == "duration":
+            value = _value_in(material, q)
+            if value:
+                values.append((q, value))
+                continue
+        lacking = _lacking(q, known, hidden, world_relations, world_names)
+        if lacking:
+            unknown.append((q, lacking))
+        else:
+            open_.append(q)
+    mistake = find_mistake(reading, known)
+    summary_wrong = ""
+    summary_right = False
+    echo = ""
+    correction = mistake.fact if mistake is not None else None
+    said_lemmas = shared.world.recent_lemmas if shared is not None else frozenset()
+    if reading.summary and mistake is None and shared is not None:
+        s = next((x for x in shared.sentences if x.text == reading.summary), None)
+        if s is not None and (s.references or s.paraphrase > -0.17):
+            summary_right = True
+            echo = max((r.word for r in s.references), key=len, default="")
+    elif mistake is not None:
+        summary_wrong = mistake.word
+    if unknown and known and correction is None:
+        correction = next((f for f in known if f.kind != "person"), known[0])
+    tried = None
+    if reading.suggestion and shared is not None:
+        s = next((x for x in shared.sentences if x.text == reading.suggestion), None)
+        if s is not None:
+            q = Question(s.text, "tried", tuple(t.lemma for t in _content(s.tokens)), (), s)
+            for score, i in best_facts(q, known):
+                if score >= ANSWER_BAR and known[i].kind == "tried":
+                    tried = known[i]
+                    break
+    engaged = bool(shared and any(x.references for x in shared.sentences))
+    last = frozenset(t.lemma for t in tokens_of(last_message))
+    follows_up = bool(set(reading.words) & last)
+    acts = bool(reading.questions or reading.summary or reading.suggestion or reading.apology
+                or reading.goodbye or reading.hostile or reading.short or reading.thanks)  # fmt: skip
+    off_topic = (reading.own_story and not engaged) or (
+        not engaged and not acts and len(reading.words) >= 4
+    )
+    del said_lemmas, vocabulary
+    return Heard(
+        reading=reading, answered=tuple(answered[:2]), deflected=tuple(deflected),
+        unknown=tuple(unknown), values=tuple(values), open=tuple(open_),
+        summary_wrong=summary_wrong, summary_right=summary_right, correction=correction,
+        mistake=mistake, tried=tried, engaged=engaged, follows_up=follows_up,
+        off_topic=off_topic, echo=echo, words=frozenset(reading.words),
+    )  # fmt: skip
+
+
+__all__ = [
+    "ANSWERS", "FactIndex", "Heard", "Mistake", "Question", "Reading", "best_facts",
+    "fact_index", "find_mistake", "hear", "match", "read_reply",
+]  # fmt: skip

@@ -1,0 +1,470 @@
+"""What one sentence does: its acts, read from its form and the meaning of its words.
+
+Acts (a sentence may do several):
+
+* ``question``: asks something in form (a question mark, or an interrogative opening with no end
+  mark), ``request``: asks in a statement ("tell me about ...", "I wonder who ...");
+* ``advice``: tells the listener what to do ("you should", "try ...", "have you tried ...?", an
+  imperative);
+* ``closing``: ends the conversation (a leave-taking formula standing as a clause, the writer
+  announcing they leave, or an arrangement to meet again: "Same time next week?");
+* ``self_disclosure``: the writer tells something of their own life ("I lost my dad last year");
+* ``understanding``: claims to understand or to share the experience ("I get it", "been there");
+* ``warmth``: sympathy, compassion, care or encouragement toward the listener;
+* ``thanks``, ``apology`` (for the writer's own words or acts, not sympathy), ``humour``,
+  ``greeting``.
+
+``addressee`` says whom the sentence is about: ``"user"`` (second person), ``"self"`` (first
+person and no second person), ``"other"`` (a third person or nobody in particular).
+``question_kind`` says what a question asks for: ``who``, ``when``, ``where``, ``duration``,
+``amount``, ``why``, ``how``, ``what``, ``choice`` (either/or), ``yesno`` or ``open``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from empa_env.reading.lexicon import lexicon, meanings, parts_of_speech
+from empa_env.reading.tokens import Cut, Token
+
+ACTS = (
+    "question", "request", "advice", "closing", "self_disclosure", "understanding", "warmth",
+    "thanks", "apology", "humour", "greeting",
+)  # fmt: skip
+
+_AUX_OPEN = frozenset(
+    "do does did don't doesn't didn't is isn't are aren't was wasn't were weren't have has had "
+    "haven't hasn't can can't could couldn't would wouldn't will won't should shouldn't shall "
+    "may might am".split()
+)
+_DISCOURSE = frozenset("so and but ok okay well also then now oh hmm honestly just anyway".split())
+#: Adverbs that may open an imperative ("Definitely talk to your doctor", "Maybe go out").
+_IMPERATIVE_OPENERS = _DISCOURSE | frozenset(
+    "definitely maybe perhaps really please seriously always never simply at least first".split()
+)
+_MENTAL_SELF = frozenset(
+    "think hope wish wonder guess feel understand know imagine hear see believe mean suppose "
+    "bet sorry glad here want love appreciate agree admire care am get".split()
+)
+_UNDERSTAND = (
+    ("i", "understand"), ("i", "get", "it"), ("i", "get", "that"), ("i", "get", "you"),
+    ("i", "feel", "you"), ("i", "hear", "you"), ("i", "know", "how"), ("i", "know", "what"),
+    ("i", "know", "the", "feeling"), ("know", "that", "feeling"), ("been", "there"),
+    ("same", "here"), ("me", "too"), ("same", "boat"), ("can", "relate"), ("i", "relate"),
+    ("makes", "sense"), ("make", "sense"), ("i", "can", "imagine"), ("i", "can", "see"),
+    ("i", "went", "through"), ("i've", "been", "through"), ("happened", "to", "me"),
+    ("same", "thing"), ("i", "was", "the", "same"), ("i", "felt", "the", "same"),
+)  # fmt: skip
+_REQUEST_OPENERS = (
+    ("tell", "me"), ("i", "wonder"), ("i'm", "wondering"), ("i", "was", "wondering"),
+    ("i'd", "love", "to", "hear"), ("i'd", "like", "to", "hear"), ("i'd", "like", "to", "know"),
+    ("i'm", "curious"), ("i", "am", "curious"), ("say", "more"), ("talk", "me", "through"),
+    ("walk", "me", "through"), ("help", "me", "understand"), ("i'd", "love", "to", "know"),
+    ("do", "tell"), ("share", "more"),
+)  # fmt: skip
+_ADVICE_MODALS = (
+    ("you", "should"), ("you", "could"), ("you", "need", "to"), ("you", "have", "to"),
+    ("you", "must"), ("you", "ought"), ("you", "might", "want"), ("you", "may", "want"),
+    ("you'd", "better"), ("you", "better"), ("have", "you", "tried"),
+    ("have", "you", "considered"), ("have", "you", "thought", "about"),
+    ("why", "don't", "you"), ("why", "not"), ("how", "about"), ("what", "about", "trying"),
+    ("maybe", "try"), ("try", "to"), ("it", "might", "help"), ("it", "could", "help"),
+    ("it", "may", "help"), ("consider",), ("i", "suggest"), ("i'd", "suggest"),
+    ("i", "recommend"), ("i'd", "recommend"), ("my", "advice"), ("if", "i", "were", "you"),
+    ("you", "can", "try"), ("you", "could", "try"), ("just",),
+)  # fmt: skip
+#: Verbs after a sentence's first word that make that word a subject, not an imperative ("Shame
+#: seems ...", "Work has ...").
+_SUBJECT_VERBS = frozenset(
+    "is was are were has had have seems seemed sounds sounded feels felt makes made looks looked "
+    "can could will would must might may does did 's".split()
+)
+_ADVICE_QUESTIONS = (
+    ("have", "you", "tried"), ("have", "you", "considered"), ("have", "you", "thought", "about"),
+    ("why", "don't", "you"), ("why", "not"), ("what", "about", "trying"), ("how", "about"),
+    ("could", "you", "try"), ("can", "you", "try"), ("would", "it", "help", "to"),
+    ("shouldn't", "you"), ("can't", "you", "just"), ("did", "you", "try"), ("maybe", "try"),
+    ("wouldn't", "it", "be", "better"), ("have", "you", "tried"),
+)  # fmt: skip
+#: Imperatives that are not advice ("Tell me more", "Take care", "Thank you").
+_SOCIAL_IMPERATIVES = frozenset(
+    "tell let thank take say talk please go keep imagine picture remember hang sorry look hey "
+    "listen see excuse forgive bless".split()
+)
+_APOLOGY_SELF = (
+    ("my", "bad"), ("i", "apologise"), ("i", "apologize"), ("my", "apologies"),
+    ("i", "misread"), ("i", "misunderstood"), ("i", "was", "wrong"), ("i", "got", "that", "wrong"),
+    ("i", "got", "it", "wrong"), ("sorry", "i"), ("sorry", "for", "my"),
+    ("sorry", "for", "misreading"), ("sorry", "for", "getting"), ("sorry", "if", "i"),
+    ("sorry", "about", "that"), ("i", "didn't", "mean"), ("that", "came", "out", "wrong"),
+    ("forgive", "me"), ("i", "stand", "corrected"), ("i", "misspoke"),
+)  # fmt: skip
+_MEET_AGAIN = frozenset(
+    "tomorrow tonight later soon monday tuesday wednesday thursday friday saturday sunday "
+    "weekend week time".split()
+)
+_FAREWELL_WORDS = frozenset(
+    "bye goodbye byebye farewell cheers cheerio ciao ttyl gtg cya laters goodnight adios".split()
+)
+#: Words before a farewell word that make it a noun or a report ("a proper goodbye", "she said
+#: goodbye", "the word 'bye'"), not a farewell.
+_NOT_FAREWELL_BEFORE = frozenset(
+    "said says saying a the his her their proper final last real long quick word no any".split()
+)
+_QUESTION_KINDS = {
+    "who": "who", "whom": "who", "whose": "who", "when": "when", "where": "where",
+    "why": "why", "how": "how", "what": "what", "which": "choice",
+}  # fmt: skip
+
+
+def _has(words: list[str] | str, phrase: tuple[str, ...]) -> bool:
+    """Whether the words contain the phrase (``words`` as a list, or joined by
+    :func:`_joined`, which callers that test many phrases build once)."""
+    text = words if isinstance(words, str) else _joined(words)
+    return f" {' '.join(phrase)} " in text
+
+
+def _joined(words: list[str]) -> str:
+    return f" {' '.join(words)} "
+
+
+def _starts(words: list[str], phrase: tuple[str, ...], skip: frozenset[str] = _DISCOURSE) -> bool:
+    i = 0
+    while i < len(words) and words[i] in skip:
+        i += 1
+    return tuple(words[i : i + len(phrase)]) == phrase
+
+
+def _first_word(words: list[str]) -> tuple[int, str]:
+    for i, w in enumerate(words):
+        if w not in _DISCOURSE:
+            return i, w
+    return len(words), ""
+
+
+@dataclass(frozen=True)
+class SentenceActs:
+    """The acts of one sentence (see the module docstring)."""
+
+    acts: frozenset[str]
+    addressee: str
+    question_kind: str | None
+    #: A negation governs the sentence's main verb ("I won't leave", "don't stop").
+    negated: bool
+
+
+_ASKING = (
+    ("wonder",), ("wondering",), ("wondered",), ("curious",), ("like", "to", "know"),
+    ("love", "to", "know"), ("want", "to", "know"), ("help", "me", "to", "know"),
+    ("help", "to", "know"), ("help", "me", "understand"), ("good", "to", "know"),
+    ("not", "sure"), ("like", "to", "hear"), ("love", "to", "hear"), ("interested", "in"),
+)  # fmt: skip
+_WH = frozenset(
+    "who whom whose what where when why how which whether if who's what's where's how's when's "
+    "who'd".split()
+)
+
+
+def _requests(words: list[str], joined: str) -> bool:
+    """A question put as a statement: "Tell me about ...", "I wonder who ...", "It'd help me
+    to know which day ...", "Not sure how far you have to go now"."""
+    if any(_starts(words, p) for p in _REQUEST_OPENERS):
+        return True
+    for p in _ASKING:
+        if _has(joined, p):
+            at = joined.index(f" {' '.join(p)} ")
+            rest = joined[at + len(" ".join(p)) + 1 :].split()
+            if any(w in _WH for w in rest[:6]) or p[-1] in ("hear", "in"):
+                return True
+    return False
+
+
+def question_form(text: str, words: list[str]) -> bool:
+    """A question in form: a question mark at its end, or an interrogative opening (a question
+    word or an inverted auxiliary, after discourse words) with no end mark at all."""
+    stripped = text.rstrip("\"')]}*_~ \u201d\u2019").rstrip()
+    while stripped and not stripped[-1].isalnum() and stripped[-1] not in ".!?":
+        stripped = stripped[:-1].rstrip()  # emoji, emoticons
+    if stripped.endswith("?"):
+        return True
+    if stripped.endswith((".", "!")):
+        return False
+    _, first = _first_word(words)
+    return first in _QUESTION_KINDS or first in _AUX_OPEN and len(words) > 2
+
+
+def question_kind(words: list[str]) -> str:
+    """What a question asks for (see the module docstring)."""
+    lex = lexicon()
+    if "or" in words and not _has(words, ("or", "not")) and not _has(words, ("or", "something")):
+        return "choice"
+    for i, w in enumerate(words):
+        if w == "how" and i + 1 < len(words):
+            nxt = words[i + 1]
+            if nxt == "long":
+                return "duration"
+            if nxt in ("many", "much", "old", "often"):
+                return "amount"
+            return "how"
+        if w in _QUESTION_KINDS:
+            kind = _QUESTION_KINDS[w]
+            if kind == "what" and i + 1 < len(words) and words[i + 1] in lex.time_units:
+                return "when"
+            return kind
+    _, first = _first_word(words)
+    return "yesno" if first in _AUX_OPEN else "open"
+
+
+def _closing(words: list[str], tokens: tuple[Token, ...], question: bool) -> bool:
+    """A closing: a leave-taking formula standing as a clause, the writer announcing they leave,
+    or an arrangement to meet again ("Catch you tomorrow, okay?")."""
+    lex = lexicon()
+    if not words:
+        return False
+    n = len(words)
+    joined = _joined(words)
+    third = any(w in lex.third_person for w in words) and not _has(joined, ("see", "ya"))
+    if any(w in lex.negations for w in words) and not _has(joined, ("not", "long")):
+        negated_leave = any(w in lex.leaving_verbs or w == "anywhere" for w in words)
+        if negated_leave:
+            return False
+    if any(w in _FAREWELL_WORDS for w in words) and n <= 12 and not third:
+        # "goodbye to that habit", "said goodbye": an object or a report, not a farewell
+        for i, w in enumerate(words):
+            if w in _FAREWELL_WORDS:
+                before = words[i - 1] if i else ""
+                after = words[i + 1] if i + 1 < n else ""
+                if before in _NOT_FAREWELL_BEFORE or (question and "you" in words[:i]):
+                    continue
+                if after == "to" and i + 2 < n and words[i + 2] not in ("you", "all", "everyone"):
+                    continue
+                return True
+    meet = ("see", "catch", "talk", "speak", "chat", "until", "till")
+    for i, w in enumerate(words):
+        if w in meet and i + 1 < n:
+            rest = words[i + 1 : i + 4]
+            if (w in ("see", "catch") and rest[:1] in (["you"], ["ya"], ["u"])) or (
+                w in ("talk", "speak", "chat")
+                and (rest[:1] in (["soon"], ["later"], ["tomorrow"], ["next"], ["again"])
+                     or rest[:2] == ["to", "you"])
+            ) or (w in ("until", "till") and rest[:1] in (
+                ["next"], ["tomorrow"], ["then"], ["later"], ["soon"], ["monday"], ["tuesday"],
+                ["wednesday"], ["thursday"], ["friday"], ["saturday"], ["sunday"],
+            ) and n <= 5):
+                if any(x in _MEET_AGAIN or x in ("then", "soon", "later", "around", "again",
+                                                  "next") for x in words[i + 1 :]):  # fmt: skip
+                    if not third and not (question and words[0] in ("when", "will", "can", "do")):
+                        return True
+    if _has(joined, ("same", "time")) and any(x in ("next", "tomorrow", "week") for x in words):
+        return True
+    if _has(joined, ("take", "care")) and not _has(joined, ("take", "care", "of")) and n <= 10:
+        return not third
+    if _has(joined, ("take", "care", "of", "yourself")) and n <= 10:
+        return True
+    for phrase in (("good", "night"), ("night", "night"), ("sleep", "well"), ("be", "well"),
+                   ("stay", "safe"), ("stay", "well"), ("all", "the", "best"), ("have", "a", "good"),
+                   ("log", "off"), ("log", "out"), ("logging", "out"), ("sign", "off"),
+                   ("take", "good", "care"), ("be", "off"), ("must", "run"), ("must", "go"),
+                   ("i'll", "say", "goodbye"), ("say", "goodnight"), ("wishing", "you", "well"),
+                   ("that's", "our", "time"), ("end", "our"), ("until", "next"),
+                   ("have", "a", "nice"), ("have", "a", "great"), ("have", "a", "lovely"),
+                   ("enjoy", "your", "evening"), ("enjoy", "the", "rest"), ("look", "after",
+                   "yourself"), ("i'll", "let", "you", "go"), ("let", "you", "go"),
+                   ("i'm", "off"), ("gotta", "go"), ("got", "to", "go"), ("have", "to", "go"),
+                   ("gotta", "run"), ("have", "to", "run"), ("got", "to", "run"),
+                   ("gotta", "dash"), ("must", "dash"), ("have", "to", "dash"),
+                   ("i'll", "leave", "you"), ("leave", "it", "there"), ("stop", "here"),
+                   ("end", "here"), ("leave", "it", "here"), ("pause", "here"),
+                   ("wrap", "up"), ("call", "it", "a"), ("pick", "this", "up"),
+                   ("pick", "it", "up"), ("signing", "off"), ("logging", "off"),
+                   ("heading", "off"), ("head", "off"), ("head", "out"), ("heading", "out"),
+                   ("time", "for", "me", "to"), ("i", "must", "go"), ("need", "to", "go"),
+                   ("need", "to", "run"), ("need", "to", "head"), ("should", "go"),
+                   ("should", "get", "going"), ("better", "go"), ("get", "going"),
+                   ("have", "to", "head"), ("gotta", "head"), ("gotta", "bounce"),
+                   ("for", "today"), ("for", "tonight"), ("for", "now")):  # fmt: skip
+        if _has(joined, phrase) and not third:
+            if phrase in (("for", "today"), ("for", "tonight"), ("for", "now")):
+                if not any(w in ("enough", "that's", "stop", "leave", "end", "all", "it",
+                                 "bye", "done", "here") for w in words):  # fmt: skip
+                    continue
+            if phrase[:2] == ("have", "a") and n > 8:
+                continue
+            if question and words[0] in ("do", "did", "does", "why", "when", "what", "how"):
+                continue
+            if words[0] == "if" or _has(joined, ("if", "you")):
+                continue
+            return True
+    return False
+
+
+#: Phrases of warmth toward the listener: sympathy, solidarity, care, encouragement, an offer.
+_WARM_PHRASES = (
+    ("not", "alone"), ("with", "you"), ("for", "you"), ("heart", "goes"), ("my", "heart"),
+    ("be", "strong"), ("stay", "strong"), ("get", "better"), ("feel", "better"),
+    ("gets", "better"), ("will", "get", "better"), ("good", "luck"), ("best", "of", "luck"),
+    ("take", "care"), ("here", "for"), ("reach", "out"), ("pm", "me"), ("message", "me"),
+    ("dm", "me"), ("talk", "to", "me"), ("your", "friend"), ("be", "friends"),
+    ("you", "deserve"), ("feel", "for", "you"), ("proud", "of", "you"), ("rooting", "for"),
+    ("i'm", "sorry"), ("im", "sorry"), ("so", "sorry"), ("really", "sorry"), ("sorry", "to"),
+    ("sorry", "you"), ("sorry", "for", "your"), ("sorry", "about", "your"), ("hang", "in"),
+    ("keep", "going"), ("you", "can", "do"), ("you've", "got", "this"), ("you", "got", "this"),
+    ("i", "believe", "in"), ("you", "matter"), ("you're", "worth"), ("you", "are", "worth"),
+    ("you're", "not", "a"), ("hope", "you"), ("hope", "things"), ("hope", "it"),
+    ("i", "hope"), ("wish", "you"), ("know", "the", "feeling"), ("feel", "you"),
+    ("been", "there"), ("same", "here"), ("there", "for", "you"), ("by", "your", "side"),
+    ("thinking", "of", "you"), ("sending",), ("hugs",), ("hug",), ("condolences",),
+    ("that", "sucks"), ("this", "sucks"), ("it", "sucks"), ("what", "a", "shame"),
+    ("that's", "awful"), ("that's", "terrible"), ("that's", "rough"), ("that's", "horrible"),
+    ("so", "hard"), ("so", "tough"), ("must", "be", "hard"), ("must", "be", "so"),
+    ("must", "have", "been"), ("bummer",), ("heartbreaking",), ("brutal",), ("rough",),
+    ("<3",), ("love", "you"), ("care", "about", "you"), ("people", "care"), ("you're", "loved"),
+    ("welcome", "to"), ("glad", "you"), ("happy", "for", "you"), ("well", "done"),
+    ("good", "for", "you"), ("congrats",), ("congratulations",), ("you", "can", "make", "it"),
+    ("i", "hear", "you"), ("me", "too"), ("not", "the", "only"), ("you're", "not", "the", "only"),
+    ("don't", "give", "up"), ("dont", "give", "up"), ("hold", "on"), ("hang", "in", "there"),
+    ("hang", "on"), ("get", "through"), ("will", "be", "okay"), ("will", "be", "ok"),
+    ("be", "okay"), ("be", "alright"), ("matters",), ("i", "promise"), ("hopefully",),
+    ("props",), ("kudos",), ("happy", "birthday"), ("have", "a", "great"), ("have", "a", "good"),
+    ("it", "gets", "easier"), ("it'll", "get", "better"), ("things", "will", "improve"),
+    ("cheering", "for"), ("you", "can", "do", "this"), ("never", "give", "up"),
+    ("big", "hug"), ("virtual", "hug"), ("i", "care"), ("we", "care"), ("you're", "amazing"),
+    ("you", "are", "amazing"), ("you're", "beautiful"), ("you", "are", "beautiful"),
+    ("you're", "brave"), ("you", "are", "brave"), ("you're", "strong"), ("you", "are", "strong"),
+    ("you're", "doing", "great"), ("doing", "great"), ("doing", "well"), ("good", "job"),
+    ("great", "job"), ("that's", "awesome"), ("that's", "amazing"), ("that's", "great"),
+)  # fmt: skip
+_WARM_WORDS = frozenset(
+    "sorry hugs hug condolences sympathy compassion heartbreaking bummer brutal awful terrible "
+    "horrible unfair sucks hope hoping wish luck rooting proud glad love care strong strength "
+    "deserve worth better beautiful amazing awesome brave wonderful kind".split()
+)
+
+
+def _warm(words: list[str], tokens: tuple[Token, ...], acts: set[str], addressee: str) -> bool:
+    """Warmth toward the listener: a phrase of sympathy, solidarity, care, encouragement or an
+    offer; or a warm word in a sentence addressed to them. Sorry for one's own words is not."""
+    if words and words[0] in ("sorry", "aw", "aww", "awww", "oof", "ugh") and "apology" not in acts:
+        return True
+    if "understanding" in acts:
+        return True
+    joined = _joined(words)
+    if any(_has(joined, p) for p in _WARM_PHRASES):
+        if "apology" in acts and not any(
+            w in ("hope", "luck", "hug", "hugs", "care", "alone") for w in words
+        ):
+            return False
+        return True
+    if addressee == "user" and any(t.lemma in _WARM_WORDS for t in tokens):
+        return not any(_has(joined, p) for p in (("don't", "care"), ("doesn't", "care"),
+                                                 ("no", "one", "cares")))  # fmt: skip
+    return False
+
+
+#: What follows "I" when the writer speaks of their stance toward the listener or the
+#: conversation, not of their own life ("I'm sorry", "I think you should", "I hope").
+_STANCE = frozenset(
+    "think hope wish wonder guess understand suppose bet sorry glad here agree admire appreciate "
+    "believe can'd would'll mean imagine hear see promise recommend suggest follow notice sense "
+    "taking take struck keep want'd noticed noticing hearing with get got really".split()
+)
+
+
+def _discloses(words: list[str]) -> bool:
+    """The writer speaks of their own life: a first-person clause whose verb is not a stance
+    toward the listener ("I lost my dad", "my mum did the same", "I want to let it out")."""
+    lex = lexicon()
+    for k, w in enumerate(words):
+        if w in ("my", "me", "myself", "mine"):
+            if w == "me" and k and words[k - 1] in ("let", "tell", "help", "show", "give", "ask",
+                                                     "for", "to", "with", "walk", "talk", "from"):  # fmt: skip
+                continue  # "let me ...", "tell me ...": a request, not the writer's life
+            if not any(x in lex.second_person for x in words[max(0, k - 3) : k + 4]):
+                return True
+        if w in ("i", "i'm", "im", "i've", "ive", "i'd", "i'll", "we", "we're", "we've"):
+            rest = [x for x in words[k + 1 : k + 4] if x not in ("really", "just", "so",
+                                                                  "also", "too", "still",
+                                                                  "truly", "totally")]  # fmt: skip
+            nxt = rest[0] if rest else ""
+            if nxt in _STANCE or nxt in ("can", "could", "would", "will", "'d", "'ll"):
+                continue
+            if w in ("i'm", "im") and nxt in ("sorry", "glad", "here", "happy", "proud", "not"):
+                if nxt != "not":
+                    continue
+            if nxt in ("know", "feel", "get") and any(
+                x in lex.second_person for x in words[k + 1 : k + 5]
+            ):
+                continue
+            return True
+    return False
+
+
+def read_acts(cut: Cut) -> SentenceActs:
+    """The acts of one sentence (see the module docstring)."""
+    lex = lexicon()
+    words = [t.text for t in cut.tokens]
+    joined = _joined(words)
+    acts: set[str] = set()
+    second = sum(1 for w in words if w in lex.second_person)
+    first = sum(1 for w in words if w in lex.first_person)
+    addressee = "user" if second else "self" if first else "other"
+    negated = any(w in lex.negations or w.endswith("n't") for w in words)
+    question = question_form(cut.text, words)
+    kind = question_kind(words) if question else None
+    if question:
+        acts.add("question")
+    if not question and _requests(words, joined):
+        acts.add("request")
+        kind = kind or question_kind(words)
+    # advice
+    i = 0
+    while i < len(words) and words[i] in _IMPERATIVE_OPENERS:
+        i += 1
+    head = words[i] if i < len(words) else ""
+    after = words[i + 1] if i + 1 < len(words) else ""
+    imperative = (
+        bool(head)
+        and after not in _SUBJECT_VERBS
+        and head not in _SOCIAL_IMPERATIVES
+        and not question
+        and "VERB" in parts_of_speech(head)
+        and "CLOSED" not in parts_of_speech(head)
+        and not (cut.tokens[i].capital and i > 0)
+        and head == cut.tokens[i].lemma
+        and not head.endswith(("ing", "ed"))
+        and first == 0
+    )
+    attribution = any(
+        _has(joined, ("you", m, v)) for m in ("must", "might", "may", "could")
+        for v in ("be", "feel", "have", "still", "really", "so")
+    )
+    modal = any(_has(joined, p) for p in _ADVICE_MODALS if p != ("just",))
+    if question:
+        # a question asks; it advises only in an advising form ("have you tried ...?", "why
+        # don't you ...?", "could you try ...?"), not because "you could" stands in it
+        modal = any(_starts(words, p) for p in _ADVICE_QUESTIONS)
+    if imperative or (modal and not attribution):
+        acts.add("advice")
+    elif _starts(words, ("just",)) and len(words) > 2 and "VERB" in parts_of_speech(words[1]):
+        acts.add("advice")
+    if _closing(words, cut.tokens, question):
+        acts.add("closing")
+    if any(_has(joined, p) for p in _UNDERSTAND):
+        acts.add("understanding")
+    if any(_has(joined, p) for p in _APOLOGY_SELF):
+        acts.add("apology")
+    if any(t.lemma in lex.thanks for t in cut.tokens) and not _has(joined, ("no", "thanks")):
+        acts.add("thanks")
+    if any(w in lex.humour for w in words) or any(ch in cut.text for ch in "\U0001f602\U0001f923\U0001f606\U0001f604\U0001f61c\U0001f609"):  # fmt: skip
+        acts.add("humour")
+    if words and words[0] in ("hi", "hello", "hey", "morning", "evening") and len(words) <= 6:
+        acts.add("greeting")
+    if _warm(words, cut.tokens, acts, addressee):
+        acts.add("warmth")
+    # self-disclosure: the writer tells of their own life, not of their stance toward the listener
+    if first and _discloses(words):
+        acts.add("self_disclosure")
+    return SentenceActs(frozenset(acts), addressee, kind, negated)
+
+
+__all__ = ["ACTS", "SentenceActs", "question_form", "question_kind", "read_acts"]

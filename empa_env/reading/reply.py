@@ -1,0 +1,319 @@
+"""The one reading of a reply: sentences, their language, acts and references, read once.
+
+:func:`read_reply` cuts a reply into sentences (:func:`empa_env.reading.tokens.sentences_of`) and
+reads each one: its language (:mod:`empa_env.reading.language`), its acts
+(:mod:`empa_env.reading.acts`), the feelings it names, and what it speaks about in the user's
+world (:func:`empa_env.reading.world.references`). It also notes where a sentence gets the user
+wrong: a feeling attributed to them of another family than the ones they named, a person given a
+relation the user gave someone else ("your sister Emre" to Emre's grandmother), a name the user
+never said put in their life ("your husband Tom"), an amount of time that is not the one they
+gave. The judge credits and penalises from this reading; the simulated user hears the same one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+
+from empa_env.bounded_cache import lru_bytes
+from empa_env.reading.acts import SentenceActs, read_acts
+from empa_env.reading.language import UNREADABLE, sentence_language
+from empa_env.reading.lexicon import lexicon
+from empa_env.reading.tokens import Cut, Token, sentences_of
+from empa_env.reading.world import (
+    Amount,
+    Reference,
+    UserWorld,
+    amounts_in,
+    feeling_family,
+    references,
+    user_world,
+)
+
+#: :attr:`SentenceReading.paraphrase` of a sentence with nothing of its own to compare.
+NO_PARAPHRASE = -1.0
+#: Words that attribute a state to the listener ("you feel", "you're", "you must be").
+_ATTRIBUTE = frozenset("feel feeling felt are were be been seem seemed sound look 're".split())
+
+
+@dataclass(frozen=True)
+class Misreading:
+    """Where a sentence gets the user wrong: ``what`` (feeling, relation, name, amount), what it
+    said and what the user had said."""
+
+    what: str
+    said: str
+    truth: str
+
+
+@dataclass(frozen=True)
+class SentenceReading:
+    """One sentence of a reply, read (see the module docstring)."""
+
+    text: str
+    start: int
+    end: int
+    tokens: tuple[Token, ...]
+    #: The case language's code, another code, or ``"unreadable"``.
+    language: str
+    acts: SentenceActs
+    references: tuple[Reference, ...]
+    #: Feeling families the sentence names, and those it attributes to the listener.
+    feelings: tuple[str, ...]
+    attributed: tuple[str, ...]
+    misreadings: tuple[Misreading, ...]
+    amounts: tuple[Amount, ...]
+    #: How much closer in meaning the sentence's own words (those it shares with the user left
+    #: out) are to the user's last two messages than to other people's messages (cosine of
+    #: static sentence vectors, minus the mean of the ten closest of a reference pool): what it
+    #: says of theirs in other words. A stock frame with one of their words in it says nothing
+    #: in other words.
+    paraphrase: float = -1.0
+    #: How likely each act is, by the learned act head (:mod:`empa_env.reading.act_head`; empty
+    #: for a sentence the user cannot read).
+    act_probs: dict[str, float] = field(default_factory=dict, compare=False)
+
+    def does(self, act: str) -> bool:
+        return act in self.acts.acts
+
+    @property
+    def addressee(self) -> str:
+        return self.acts.addressee
+
+    @property
+    def readable(self) -> bool:
+        """Written in the case's language."""
+        return self.language not in (UNREADABLE,) and not self.foreign
+
+    @property
+    def foreign(self) -> bool:
+        return self._foreign
+
+    @property
+    def grounding(self) -> float:
+        """How much of what the user told this sentence speaks about: the summed weight
+        (closeness x salience) of its references."""
+        return float(sum(r.weight for r in self.references))
+
+    @property
+    def words(self) -> list[str]:
+        return [t.text for t in self.tokens]
+
+    _foreign: bool = False
+
+
+@dataclass(frozen=True)
+class ReplyReading:
+    """A reply read sentence by sentence, against the user's world."""
+
+    reply: str
+    language: str
+    sentences: tuple[SentenceReading, ...]
+    world: UserWorld
+    #: The user's messages it was read against (oldest first).
+    world_texts: tuple[str, ...] = ()
+
+    @property
+    def foreign_sentences(self) -> tuple[SentenceReading, ...]:
+        return tuple(s for s in self.sentences if not s.readable)
+
+    def acts(self) -> frozenset[str]:
+        out: set[str] = set()
+        for s in self.sentences:
+            out |= s.acts.acts
+        return frozenset(out)
+
+    @property
+    def misreadings(self) -> tuple[Misreading, ...]:
+        return tuple(m for s in self.sentences for m in s.misreadings)
+
+
+def _attributed(tokens: Sequence[Token], feelings: list[tuple[int, str]]) -> list[str]:
+    """Feeling families said of the listener: a feeling word shortly after "you" and a verb of
+    being or feeling ("you feel", "you're so", "you must be", "you seem")."""
+    lex = lexicon()
+    out = []
+    for k, fam in feelings:
+        window = [t.text for t in tokens[max(0, k - 5) : k]]
+        if any(w in lex.second_person for w in window) and (
+            any(w in _ATTRIBUTE or w.endswith("'re") for w in window) or "you're" in window
+        ):
+            if not any(w in lex.negations or w.endswith("n't") for w in window):
+                out.append(fam)
+    return out
+
+
+def _misreadings(
+    cut: Cut, world: UserWorld, attributed: list[str], amounts: list[Amount]
+) -> list[Misreading]:
+    lex = lexicon()
+    found: list[Misreading] = []
+    toks = cut.tokens
+    words = [t.text for t in toks]
+    # a feeling said to be theirs that contradicts the ones they named (a glad or relieved user
+    # told they are sad, a sad one told they are happy); another painful feeling is an
+    # interpretation, not a misreading
+    if world.feelings:
+        for fam in attributed:
+            if fam not in world.feelings and _opposed(fam, world.feelings):
+                found.append(Misreading("feeling", fam, ", ".join(world.feelings)))
+    for k, t in enumerate(toks):
+        # "your sister Emre" / "Emre, your sister": a relation the user gave someone else
+        if t.text in world.names and world.names[t.text]:
+            near = [lex.relation(w) for w in words[max(0, k - 2) : k + 4]]
+            for rel in near:
+                if rel and not lex.same_person_kind(rel, world.names[t.text]):
+                    if "your" in words[max(0, k - 2) : k + 4]:
+                        found.append(Misreading("relation", rel, world.names[t.text]))
+                    break
+        # "your husband Tom" for a name the user never said, or "your husband" for a relation
+        # the user gave no one while naming others of that kind
+        if t.capital and k > 0 and t.text.isalpha() and t.text not in world.names:
+            prev = words[k - 1]
+            rel = lex.relation(prev)
+            if rel and k > 1 and words[k - 2] == "your" and not t.english:
+                truth = ", ".join(world.relations.get(rel, ())) or "no name"
+                found.append(Misreading("name", t.text, truth))
+        rel = lex.relation(t.text)
+        if rel and k > 0 and words[k - 1] == "your" and world.relations:
+            kinds = [r for r in world.relations if lex.same_person_kind(rel, r)]
+            groups = {r for r in world.relations}
+            if not kinds and rel not in ("friend", "doctor", "therapist", "family") and any(
+                _same_group(rel, r) for r in groups
+            ):
+                found.append(Misreading("relation", rel, ", ".join(sorted(groups))))
+    # an amount of time the user gave otherwise ("two years" for their "three years")
+    told = [a for a in world.amounts if a.unit]
+    for a in amounts:
+        if not a.unit or not told:
+            continue
+        same_unit = [b for b in told if b.unit == a.unit]
+        if same_unit and all(b.value != a.value for b in same_unit) and "your" in words:
+            found.append(Misreading("amount", a.text, ", ".join(b.text for b in same_unit)))
+    return found
+
+
+def _same_group(a: str, b: str) -> bool:
+    groups = lexicon().relation_groups.values()
+    kin_a = {g for g, members in lexicon().relation_groups.items() if a in members}
+    kin_b = {g for g, members in lexicon().relation_groups.items() if b in members}
+    del groups
+    return bool(kin_a & kin_b)
+
+
+_POSITIVE = frozenset({"joy", "relief", "pride"})
+
+
+def _opposed(fam: str, named: Sequence[str]) -> bool:
+    """A pleasant feeling against only painful ones named, or the other way round."""
+    return (fam in _POSITIVE) != all(n in _POSITIVE for n in named) if named else False
+
+
+def _near_family(fam: str, named: Sequence[str]) -> bool:
+    """Families that a listener may fairly read into each other (hurt under anger, fear under
+    overwhelm, ...): a reflection that names one of them is not a misreading."""
+    close = {
+        frozenset({"sadness", "grief"}), frozenset({"sadness", "loneliness"}),
+        frozenset({"sadness", "hurt"}), frozenset({"sadness", "hopelessness"}),
+        frozenset({"fear", "overwhelm"}), frozenset({"anger", "hurt"}),
+        frozenset({"shame", "guilt"}), frozenset({"exhaustion", "overwhelm"}),
+        frozenset({"confusion", "overwhelm"}), frozenset({"hopelessness", "exhaustion"}),
+        frozenset({"numbness", "sadness"}), frozenset({"loneliness", "hurt"}),
+        frozenset({"fear", "shame"}), frozenset({"anger", "shame"}),
+        frozenset({"grief", "loneliness"}), frozenset({"hurt", "shame"}),
+    }  # fmt: skip
+    return any(frozenset({fam, n}) in close for n in named)
+
+
+def paraphrase_of(tokens: Sequence[Token], world: UserWorld) -> float:
+    """:attr:`SentenceReading.paraphrase` of a sentence's words against the user's world."""
+    lex = lexicon()
+    said = world.recent_lemmas
+    own = [
+        t.text for t in tokens
+        if t.text.isalpha() and not t.closed and t.lemma not in said and len(t.text) > 2
+        and t.lemma not in lex.empathy_vocabulary
+    ]  # fmt: skip
+    # a word or two of a stock opener ("let me make sure I follow") is no paraphrase
+    if len(own) < 2 or world.recent_vector is None:
+        return NO_PARAPHRASE
+    from empa_env.offline.semantic.encoder import shared_encoder
+
+    v = shared_encoder("static").encode([" ".join(own)])[0]
+    pool = _pool()
+    baseline = float(np.sort(pool @ v)[-10:].mean()) if len(pool) else 0.0
+    return float(v @ world.recent_vector) - baseline
+
+
+@cache
+def _pool() -> np.ndarray:
+    """Static vectors of other people's messages (the semantic judge's shipped reference pool):
+    how close a sentence's words are to what *anyone* says, subtracted from their closeness to
+    what *this* user said."""
+    from empa_env.offline.semantic.grounding import GROUNDING_FILE
+
+    with np.load(GROUNDING_FILE) as z:
+        return z["pool"].astype(np.float32)
+
+
+def _act_probs(cut: Cut) -> dict[str, float]:
+    from empa_env.reading.act_head import act_features, act_head
+
+    head = act_head()
+    probs = head.predict(act_features(cut.text, cut.tokens)[None, :])[0]
+    return {label: float(p) for label, p in zip(head.labels, probs, strict=True)}
+
+
+def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
+    lang = sentence_language(cut.text, cut.tokens, code, world.vocabulary)
+    acts = read_acts(cut)
+    feelings: list[tuple[int, str]] = []
+    for k, t in enumerate(cut.tokens):
+        if t.closed or not t.text.isalpha() or (t.capital and k > 0):
+            continue
+        fam = feeling_family(t.text)
+        if fam:
+            feelings.append((k, fam))
+    attributed = _attributed(cut.tokens, feelings)
+    amounts = amounts_in(cut.tokens)
+    refs = references(cut.tokens, world) if lang == code else ()
+    mis = _misreadings(cut, world, attributed, amounts) if lang == code else []
+    return SentenceReading(
+        text=cut.text,
+        start=cut.start,
+        end=cut.end,
+        tokens=cut.tokens,
+        language=lang,
+        acts=acts,
+        references=refs,
+        feelings=tuple(dict.fromkeys(f for _, f in feelings)),
+        attributed=tuple(dict.fromkeys(attributed)),
+        misreadings=tuple(mis),
+        amounts=tuple(amounts),
+        paraphrase=paraphrase_of(cut.tokens, world) if lang == code else NO_PARAPHRASE,
+        act_probs=_act_probs(cut) if lang == code else {},
+        _foreign=lang not in (code, UNREADABLE),
+    )
+
+
+def _read_weight(args: tuple, value: object) -> int:  # noqa: ANN001
+    reply, texts, _ = args
+    return 2000 + 200 * len(reply) + 8 * sum(len(t) for t in texts)
+
+
+@lru_bytes(24 << 20, _read_weight)
+def _read(reply: str, texts: tuple[str, ...], code: str) -> ReplyReading:
+    world = user_world(texts, code)
+    sentences = tuple(_read_sentence(c, world, code) for c in sentences_of(reply, code))
+    return ReplyReading(reply, code, sentences, world, texts)
+
+
+def read_reply(reply: str, user_texts: Sequence[str], code: str = "en") -> ReplyReading:
+    """Read ``reply`` against what the user said in ``user_texts`` (oldest first)."""
+    return _read(reply, tuple(user_texts), code)
+
+
+__all__ = ["Misreading", "ReplyReading", "SentenceReading", "read_reply"]

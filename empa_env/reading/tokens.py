@@ -1,0 +1,105 @@
+"""Words of a text, cut once: tokens in reading form with their verbatim spans.
+
+Every part of the simulation that reads a reply or a user message by its words goes through
+:func:`tokens_of`: the text's reading form (:func:`empa_env.text.reading_form`: look-alike
+letters, invisible characters, spaced and leetspeak letters folded) cut into lower-case words by
+the language's one word pattern (:class:`empa_env.languages.Language`), each word with the span of
+the original text it came from, its lemma and whether it is a closed-class word. A word split by
+a space to hide it ("idi ot") is read joined when neither piece is a word and the two together
+are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from empa_env.bounded_cache import lru_bytes, text_weight
+from empa_env.languages import language
+from empa_env.reading.lexicon import is_english_word, lemma, lexicon
+from empa_env.text import reading_form, sentence_spans
+
+
+@dataclass(frozen=True)
+class Token:
+    """One word: ``text`` lower case (reading form), ``start``/``end`` its span in the original
+    text, ``lemma`` its dictionary form, ``capital`` whether the original starts upper case."""
+
+    text: str
+    start: int
+    end: int
+    lemma: str
+    capital: bool
+
+    @cached_property
+    def closed(self) -> bool:
+        """A closed-class word (pronoun, determiner, preposition, auxiliary, ...)."""
+        return lexicon().is_closed(self.text)
+
+    @cached_property
+    def english(self) -> bool:
+        return is_english_word(self.text)
+
+
+def _join_split(tokens: list[Token], original: str) -> list[Token]:
+    """Join two adjacent pieces that are no words alone but one word together ("idi ot")."""
+    out: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if i + 1 < len(tokens):
+            u = tokens[i + 1]
+            joined = t.text + u.text
+            if (
+                original[t.end : u.start].strip() == ""
+                and len(joined) >= 4
+                and t.text.isalpha()
+                and u.text.isalpha()
+                and not (t.english and u.english)
+                and not (t.capital or u.capital)
+                and is_english_word(joined)
+            ):
+                out.append(Token(joined, t.start, u.end, lemma(joined), False))
+                i += 2
+                continue
+        out.append(t)
+        i += 1
+    return out
+
+
+@lru_bytes(16 << 20, text_weight(per_char=40))
+def tokens_of(text: str, code: str = "en") -> tuple[Token, ...]:
+    """The words of ``text`` in order (see the module docstring)."""
+    reading = reading_form(text)
+    pattern = language(code).word_pattern
+    low = reading.text.lower()
+    found: list[Token] = []
+    for m in pattern.finditer(low):
+        a, b = reading.span(m.start(), m.end())
+        word = m.group(0)
+        found.append(Token(word, a, b, lemma(word), text[a : a + 1].isupper()))
+    return tuple(_join_split(found, text))
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A sentence of a text: its verbatim ``text``, its span and its tokens."""
+
+    text: str
+    start: int
+    end: int
+    tokens: tuple[Token, ...]
+
+
+@lru_bytes(16 << 20, text_weight(per_char=48))
+def sentences_of(text: str, code: str = "en") -> tuple[Cut, ...]:
+    """The sentences of ``text`` (the one splitter, :func:`empa_env.text.sentence_spans`), each
+    with its words."""
+    words = tokens_of(text, code)
+    cuts = []
+    for a, b in sentence_spans(text) or ([(0, len(text))] if text.strip() else []):
+        cuts.append(Cut(text[a:b], a, b, tuple(t for t in words if a <= t.start < b)))
+    return tuple(cuts)
+
+
+__all__ = ["Cut", "Token", "sentences_of", "tokens_of"]

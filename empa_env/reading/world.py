@@ -1,0 +1,523 @@
+"""What the user has told so far, and which of it a sentence speaks about.
+
+:class:`UserWorld` is read from the user's messages (their words only: the judge knows nothing
+else of a Reddit poster, and the simulated user's own facts come in through ``extra``): the
+**people** they named (names and relations, linked when the text says "my grandson Emre" or "Emre,
+my grandson"), the **feelings** they named (by family: "embarrassed" and "humiliated" are one), the
+**amounts** they gave ("three days", "twenty-two years") and the **things and events** they spoke
+of, each content word weighted by its **salience**: how central it is to what that message is
+about (its closeness in meaning to the message's other words), so that a word said in passing
+("my socks") weighs little and the subject of the message ("my dad died") much.
+
+:func:`references` finds what a sentence of a reply speaks about, by meaning and not by a shared
+token: the same lemma ("locked" / "the lock"), a word close in meaning ("mum" / "mother",
+"scared" / "afraid"), a relation that can name the same person ("your kids" / her daughters), a
+name, a number word ("two" / "2"). A word out of its grammatical place ("the without", "about
+alone") refers to nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from empa_env.bounded_cache import lru_bytes
+from empa_env.reading.lexicon import lemma, lexicon, meanings, parts_of_speech
+from empa_env.reading.tokens import Token, sentences_of, tokens_of
+
+#: Closeness of meaning at which a word of a reply refers to a word of the user's.
+REFERENCE_SIMILARITY = 0.62
+#: Closeness at which a word belongs to a feeling family it is not listed in.
+FEELING_SIMILARITY = 0.74
+#: Messages of the user read (the most recent ones).
+WINDOW = 12
+
+
+@dataclass(frozen=True)
+class Item:
+    """A content word the user used (by lemma), how salient it is, and its kind."""
+
+    lemma: str
+    forms: frozenset[str]
+    kind: str  # "person" | "feeling" | "thing"
+    salience: float
+    #: Parts of speech the user used it as (NOUN, VERB, ADJ, ...; empty when unknown).
+    pos: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Amount:
+    """A number the user gave, with its unit of time when it has one ("three days")."""
+
+    value: float
+    unit: str | None
+    text: str
+    #: What an amount without a unit of time counts (the lemma of the noun after it: "people").
+    noun: str = ""
+
+
+@dataclass(frozen=True)
+class UserWorld:
+    """What the user has told (see the module docstring)."""
+
+    items: dict[str, Item]
+    #: Name (lower case) -> relation ("" when none was said).
+    names: dict[str, str]
+    #: Relation -> names given for it.
+    relations: dict[str, tuple[str, ...]]
+    #: Feeling families the user named, most recent last.
+    feelings: tuple[str, ...]
+    amounts: tuple[Amount, ...]
+    #: Every word the user used (reading form), for the language check.
+    vocabulary: frozenset[str]
+    _matrix: np.ndarray = field(repr=False, compare=False, default_factory=lambda: np.zeros(0))
+    _rows: tuple[str, ...] = field(repr=False, compare=False, default=())
+    #: Lemmas of the user's last two messages, and their static sentence vector (for
+    #: :func:`empa_env.reading.reply.paraphrase_of`).
+    recent_lemmas: frozenset[str] = frozenset()
+    recent_vector: np.ndarray | None = field(repr=False, compare=False, default=None)
+
+    def salient(self, top: int = 8) -> list[Item]:
+        """The most salient things and events (not people or feelings), most salient first."""
+        things = [i for i in self.items.values() if i.kind == "thing"]
+        return sorted(things, key=lambda i: -i.salience)[:top]
+
+
+@lru_cache(maxsize=100_000)
+def feeling_family(word: str) -> str | None:
+    """The feeling family of a word: listed, or by meaning close to one family's words."""
+    lex = lexicon()
+    fam = lex.feeling_family.get(word) or lex.feeling_family.get(lemma(word))
+    if fam:
+        return fam
+    pos = parts_of_speech(word)
+    if "ADJ" not in pos or "CLOSED" in pos or word in lex.empathy_vocabulary:
+        return None
+    return _feeling_by_meaning(word)
+
+
+def _feeling_by_meaning(word: str) -> str | None:
+    m = meanings()
+    v = m.vector(word)
+    if v is None:
+        return None
+    best, family = 0.0, None
+    for fam, words in _families().items():
+        s = float((m.seeds(words) @ v).max()) if len(m.seeds(words)) else 0.0
+        if s > best:
+            best, family = s, fam
+    return family if best >= FEELING_SIMILARITY else None
+
+
+_FAMILIES: dict[str, frozenset[str]] = {}
+
+
+def _families() -> dict[str, frozenset[str]]:
+    if not _FAMILIES:
+        grouped: dict[str, set[str]] = {}
+        for w, fam in lexicon().feeling_family.items():
+            grouped.setdefault(fam, set()).add(w)
+        _FAMILIES.update({k: frozenset(v) for k, v in grouped.items()})
+    return _FAMILIES
+
+
+_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+
+
+def amounts_in(tokens: Sequence[Token], text: str = "") -> list[Amount]:
+    """Numbers (digits or words, "twenty-two" as two words) with the time unit after them; with
+    the original ``text`` the amounts keep its spelling ("twenty-two years")."""
+    lex = lexicon()
+    out: list[Amount] = []
+    i = 0
+    while i < len(tokens):
+        w = tokens[i].text
+        value: float | None = None
+        j = i
+        if _NUMBER.match(w):
+            value = float(w)
+        elif w in lex.numbers and w not in ("a", "an", "half"):
+            value = lex.numbers[w]
+            # "twenty two", "twenty-two"
+            if j + 1 < len(tokens) and tokens[j + 1].text in lex.numbers and value >= 20:
+                nxt = lex.numbers[tokens[j + 1].text]
+                if nxt < 10:
+                    value += nxt
+                    j += 1
+        elif w in ("a", "an") and i + 1 < len(tokens) and tokens[i + 1].text in lex.time_units:
+            value = 1.0
+        if value is None:
+            i += 1
+            continue
+        unit = None
+        k = j + 1
+        while k < len(tokens) and k <= j + 2 and tokens[k].text in ("more", "whole", "long",
+                                                                    "full", "and", "a", "half"):  # fmt: skip
+            k += 1
+        if k < len(tokens) and tokens[k].text in lex.time_units:
+            unit = lex.time_units[tokens[k].text]
+        last = tokens[k] if unit else tokens[j]
+        said = text[tokens[i].start : last.end] if text else " ".join(
+            t.text for t in tokens[i : (k + 1 if unit else j + 1)]
+        )
+        noun = ""
+        if unit is None:
+            for t in tokens[j + 1 : j + 3]:
+                if t.text.isalpha() and not t.closed and "NOUN" in parts_of_speech(t.text):
+                    noun = t.lemma
+                    break
+        out.append(Amount(value, unit, said, noun))
+        i = j + 1
+    return out
+
+
+def _relation_at(toks: Sequence[Token], k: int) -> str | None:
+    """The relation the word at ``k`` names, "ex" for an "ex-wife" or "ex-husband"."""
+    rel = lexicon().relation(toks[k].text)
+    if rel and k > 0 and toks[k - 1].text == "ex" and toks[k - 1].end == toks[k].start - 1:
+        return "ex"
+    return rel
+
+
+def _names_and_relations(
+    texts: Sequence[str], code: str
+) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Names (capitalised words that are not sentence-initial English words) and the relation the
+    text gives each one ("my grandson Emre", "Emre, my grandson", "Emre is my grandson")."""
+    lex = lexicon()
+    names: dict[str, str] = {}
+    relations: dict[str, list[str]] = {}
+    for text in texts:
+        for cut in sentences_of(text, code):
+            toks = cut.tokens
+            for k, t in enumerate(toks):
+                rel = _relation_at(toks, k)
+                if rel and not t.capital:
+                    relations.setdefault(rel, [])
+                if not t.capital or not t.text.isalpha() or len(t.text) < 2:
+                    continue
+                if t.text in lex.closed or t.text in ("i",):
+                    continue
+                if k == 0 and t.english:
+                    continue
+                if t.english and lex.relation(t.text) is None and k > 0 and not (
+                    toks[k - 1].text in ("my", "named", "called")
+                ):
+                    # a capitalised common word mid-sentence ("the Bank") is not a name unless
+                    # the text names it ("my friend Rose", "called Hope")
+                    prev_rel = k > 0 and lex.relation(toks[k - 1].text)
+                    if not prev_rel:
+                        continue
+                names.setdefault(t.text, "")
+                # "my grandson Emre" / "grandson Emre"
+                if k > 0 and _relation_at(toks, k - 1):
+                    rel = _relation_at(toks, k - 1) or ""
+                    names[t.text] = rel
+                # "Emre, my grandson" / "Emre is my grandson" / "Emre (my grandson)"
+                window = [x.text for x in toks[k + 1 : k + 5]]
+                for j, w in enumerate(window):
+                    r = _relation_at(toks, k + 1 + j)
+                    if r and ("my" in window or "is" in window or "was" in window):
+                        names[t.text] = names[t.text] or r
+                        break
+            for name, rel in names.items():
+                if rel:
+                    relations.setdefault(rel, [])
+                    if name not in relations[rel]:
+                        relations[rel].append(name)
+    return names, relations
+
+
+#: Base salience by the part of speech a word can take: what a message is about is mostly its
+#: nouns; its verbs say what happened; adjectives and adverbs colour it.
+_POS_SALIENCE = (("NOUN", 0.7), ("PROPN", 0.7), ("VERB", 0.5), ("ADJ", 0.35), ("ADV", 0.15))
+
+
+def _salience(tokens: Sequence[Token]) -> dict[str, float]:
+    """Salience in [0, 1] of each content lemma of one message: a base for its part of speech,
+    moved up or down by its closeness in meaning to the message's other content words (its gist)."""
+    m = meanings()
+    lex = lexicon()
+    content = [
+        t for t in tokens
+        if t.text.isalpha() and not t.closed and t.lemma not in lex.empathy_vocabulary
+        and len(t.text) > 1
+    ]  # fmt: skip
+    lemmas = list(dict.fromkeys(t.lemma for t in content))
+    if not lemmas:
+        return {}
+    out: dict[str, float] = {}
+    for w in lemmas:
+        pos = parts_of_speech(w)
+        out[w] = next((s for p, s in _POS_SALIENCE if p in pos), 0.6)
+    M, where = m.matrix(lemmas)
+    if len(where) >= 3:
+        c = M.sum(axis=0)
+        for k, i in enumerate(where):
+            rest = c - M[k]
+            cent = float(M[k] @ rest) / max(float(np.linalg.norm(rest)), 1e-6)
+            out[lemmas[i]] = float(np.clip(out[lemmas[i]] + 1.5 * (cent - 0.12), 0.05, 1.0))
+    return out
+
+
+@dataclass(frozen=True)
+class _Message:
+    """What one user message contributes to the world (computed once per message)."""
+
+    tokens: tuple[Token, ...]
+    names: dict[str, str]
+    relations: dict[str, list[str]]
+    amounts: tuple[Amount, ...]
+    #: (key, lemma-or-name, kind, salience before decay, parts of speech, surface form, feeling)
+    entries: tuple[tuple[str, str, float, frozenset[str], str, str | None], ...]
+
+
+def _message_weight(args: tuple, value: object) -> int:  # noqa: ANN001
+    return 600 + 60 * len(args[0])
+
+
+@lru_bytes(8 << 20, _message_weight)
+def _message(text: str, code: str) -> _Message:
+    lex = lexicon()
+    names, relations = _names_and_relations((text,), code)
+    toks = tokens_of(text, code)
+    sal = _salience(toks)
+    entries = []
+    for k, t in enumerate(toks):
+        if not t.text.isalpha() or t.closed or len(t.text) < 2 or t.text in lex.numbers:
+            continue
+        fam = feeling_family(t.text) if not t.capital or k == 0 else None
+        rel = lex.relation(t.text)
+        if t.text in names or rel:
+            kind, sv = "person", 1.0
+        elif fam:
+            kind, sv = "feeling", 1.0
+        elif t.lemma in lex.empathy_vocabulary:
+            continue
+        else:
+            kind, sv = "thing", sal.get(t.lemma, 0.3)
+            if k > 0 and toks[k - 1].text in ("my", "our"):
+                sv = min(1.0, sv + 0.2)  # "my X": the user's own thing
+        key = t.lemma if kind != "person" or rel else t.text
+        entries.append((key, kind, sv, parts_of_speech(t.text) - {"CLOSED"}, t.text, fam))
+    return _Message(toks, names, relations, tuple(amounts_in(toks, text)), tuple(entries))
+
+
+def _world_weight(args: tuple, value: object) -> int:  # noqa: ANN001
+    return 4000 + 40 * sum(len(t) for t in args[0])
+
+
+@lru_bytes(8 << 20, _world_weight)
+def _world(texts: tuple[str, ...], code: str) -> UserWorld:
+    names: dict[str, str] = {}
+    relations: dict[str, list[str]] = {}
+    items: dict[str, Item] = {}
+    feelings: list[str] = []
+    amounts: list[Amount] = []
+    vocabulary: set[str] = set()
+    for age, text in enumerate(reversed(texts)):
+        msg = _message(text, code)
+        for name, rel in msg.names.items():
+            if rel or name not in names:
+                names[name] = rel or names.get(name, "")
+        for rel, who in msg.relations.items():
+            relations.setdefault(rel, [])
+            relations[rel].extend(w for w in who if w not in relations[rel])
+        vocabulary.update(t.text for t in msg.tokens)
+        amounts.extend(msg.amounts)
+        decay = max(0.55, 0.9**age)
+        for key, kind, sv, pos, form, fam in msg.entries:
+            if fam and fam not in feelings:
+                feelings.append(fam)
+            sv *= decay
+            old = items.get(key)
+            if old is None:
+                items[key] = Item(key, frozenset({form}), kind, sv, pos)
+            else:
+                items[key] = Item(old.lemma, old.forms | {form}, old.kind, max(sv, old.salience),
+                                  old.pos | pos)  # fmt: skip
+    rows = tuple(k for k in items if items[k].kind != "person")
+    M, where = meanings().matrix(rows)
+    matrix = np.zeros((len(rows), meanings().dim), np.float32)
+    if where:
+        matrix[where] = M
+    recent = texts[-2:]
+    recent_lemmas = frozenset(t.lemma for text in recent for t in _message(text, code).tokens)
+    recent_vector = None
+    if recent:
+        from empa_env.offline.semantic.encoder import shared_encoder
+
+        recent_vector = shared_encoder("static").encode([" ".join(recent)])[0]
+    return UserWorld(
+        recent_lemmas=recent_lemmas,
+        recent_vector=recent_vector,
+        items=items,
+        names=names,
+        relations={k: tuple(v) for k, v in relations.items()},
+        feelings=tuple(reversed(feelings)),
+        amounts=tuple(amounts),
+        vocabulary=frozenset(vocabulary),
+        _matrix=matrix,
+        _rows=rows,
+    )
+
+
+def user_world(user_texts: Iterable[str], code: str = "en") -> UserWorld:
+    """The world of the user's last :data:`WINDOW` non-empty messages."""
+    texts = tuple(t for t in user_texts if t and t.strip())[-WINDOW:]
+    return _world(texts, code)
+
+
+# ------------------------------------------------------------------------------------------------
+# References
+# ------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Reference:
+    """A word of a reply sentence that speaks about something the user told."""
+
+    word: str
+    start: int
+    end: int
+    item: str
+    kind: str  # "person" | "feeling" | "thing" | "amount"
+    #: Closeness of meaning (1 for the same lemma, relation or name).
+    strength: float
+    #: How central the item is to what the user said (see :class:`Item`).
+    salience: float
+
+    @property
+    def weight(self) -> float:
+        return self.strength * self.salience
+
+
+_NOUN_SLOT = frozenset(
+    "the a an your my his her their our its this that these those some any no every each "
+    "another".split()
+)
+_VERB_SLOT = frozenset(
+    "to do does did don't doesn't didn't will won't would wouldn't can can't could couldn't "
+    "should shouldn't must might may".split()
+)
+_STATE_SLOT = frozenset("so very too feel feels felt feeling seem seems seemed".split())
+
+
+def in_place(tokens: Sequence[Token], k: int) -> bool:
+    """Whether the word at ``k`` stands where its part of speech can stand: a noun slot (after a
+    determiner, a possessive or a preposition) takes a noun, an adjective or a gerund; a verb
+    slot (after "to" or an auxiliary) a verb; a state slot ("so", "feel") an adjective or a
+    participle. Words the lexicon does not know (names, rare words) are taken as they come."""
+    if k == 0:
+        return True
+    t = tokens[k]
+    pos = parts_of_speech(t.text)
+    if not pos or t.capital:
+        return True
+    prev = tokens[k - 1].text
+    lex = lexicon()
+    if prev in _NOUN_SLOT or prev in lex.prepositions:
+        return bool(pos & {"NOUN", "ADJ", "PROPN", "NUM"}) or t.text.endswith("ing")
+    if prev in _VERB_SLOT:
+        return "VERB" in pos or "ADV" in pos or "CLOSED" in pos
+    if prev in _STATE_SLOT:
+        return bool(pos & {"ADJ", "VERB", "ADV", "NOUN"})
+    return True
+
+
+_FEMALE_PRONOUNS = frozenset("she her hers herself she's she'd she'll".split())
+_MALE_PRONOUNS = frozenset("he him his himself he's he'd he'll".split())
+
+
+def _person_for(pronoun: str, world: UserWorld) -> str | None:
+    """The person of the user's world a "she" or "he" can stand for: the most recently named one
+    whose relation has that gender (a name without a relation can be either)."""
+    lex = lexicon()
+    gender = lex.female if pronoun in _FEMALE_PRONOUNS else lex.male
+    other = lex.male if pronoun in _FEMALE_PRONOUNS else lex.female
+    people = [k for k, i in world.items.items() if i.kind == "person"]
+    for key in reversed(people):
+        rel = lex.relation(key) or world.names.get(key, "")
+        if rel in gender or (not rel and key in world.names) or (rel and rel not in other):
+            return key
+    return None
+
+
+def references(tokens: Sequence[Token], world: UserWorld) -> tuple[Reference, ...]:
+    """What the words of one sentence speak about in the user's world (see the module
+    docstring); each word refers to at most one item, each item is counted once."""
+    lex = lexicon()
+    found: dict[str, Reference] = {}
+    candidates: list[int] = []
+    for k, t in enumerate(tokens):
+        if not t.text.isalpha() or len(t.text) < 2:
+            if t.text.isdigit():
+                for a in world.amounts:
+                    if a.value == float(t.text):
+                        found.setdefault(f"#{a.text}", Reference(t.text, t.start, t.end, a.text,
+                                                                  "amount", 1.0, 1.0))  # fmt: skip
+            continue
+        if t.text in lex.numbers and t.text not in ("a", "an", "one"):
+            for a in world.amounts:
+                if a.value == lex.numbers[t.text]:
+                    found.setdefault(f"#{a.text}", Reference(t.text, t.start, t.end, a.text,
+                                                              "amount", 1.0, 1.0))  # fmt: skip
+            continue
+        if t.text in _FEMALE_PRONOUNS or t.text in _MALE_PRONOUNS:
+            person = _person_for(t.text, world)
+            if person:
+                found.setdefault(person, Reference(t.text, t.start, t.end, person, "person", 0.8,
+                                                   0.8))  # fmt: skip
+            continue
+        if t.closed:
+            continue
+        if t.text in world.names:
+            found.setdefault(t.text, Reference(t.text, t.start, t.end, t.text, "person", 1.0, 1.0))
+            continue
+        rel = lex.relation(t.text)
+        if rel:
+            for key, item in world.items.items():
+                if item.kind != "person":
+                    continue
+                other = lex.relation(key) or world.names.get(key, "")
+                if other and lex.same_person_kind(rel, other):
+                    found.setdefault(key, Reference(t.text, t.start, t.end, key, "person", 1.0,
+                                                    1.0))  # fmt: skip
+                    break
+            continue
+        if t.lemma in lex.empathy_vocabulary and t.lemma not in world.items:
+            continue
+        if not in_place(tokens, k):
+            continue
+        item = world.items.get(t.lemma)
+        if item is not None and item.kind != "person":
+            found.setdefault(item.lemma, Reference(t.text, t.start, t.end, item.lemma, item.kind,
+                                                   1.0, item.salience))  # fmt: skip
+            continue
+        candidates.append(k)
+    if candidates and len(world._rows):
+        m = meanings()
+        words = [tokens[k].text for k in candidates]
+        V, where = m.matrix(words)
+        if where:
+            S = V @ world._matrix.T  # (words with vectors) x (items)
+            for r, w_idx in enumerate(where):
+                j = int(np.argmax(S[r]))
+                s = float(S[r, j])
+                if s < REFERENCE_SIMILARITY:
+                    continue
+                t = tokens[candidates[w_idx]]
+                item = world.items[world._rows[j]]
+                if t.lemma in lex.empathy_vocabulary and item.lemma in lex.empathy_vocabulary:
+                    continue
+                found.setdefault(item.lemma, Reference(t.text, t.start, t.end, item.lemma,
+                                                       item.kind, s, item.salience))  # fmt: skip
+    return tuple(found.values())
+
+
+__all__ = [
+    "Amount", "FEELING_SIMILARITY", "Item", "REFERENCE_SIMILARITY", "Reference", "UserWorld",
+    "amounts_in", "feeling_family", "in_place", "references", "user_world",
+]  # fmt: skip
