@@ -103,9 +103,14 @@ def read_case_file(path: str | Path) -> object:
         raise CaseError([CaseIssue(str(path), "", f"cannot read file: {exc}")]) from None
     try:
         return json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=YAML_LOADER)
-    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+    except (yaml.YAMLError, ValueError) as exc:
+        # ValueError: a JSON syntax error, and what a parser's own conversions raise (an integer
+        # of more than 4,300 digits, a date that does not exist), e.g. "Exceeds the limit (4300
+        # digits) for integer string conversion; use sys.set_int_max_str_digits() ...": the
+        # advice after ';' is for programmers, the reason before it names the problem.
+        reason = str(exc) if isinstance(exc, yaml.YAMLError) else str(exc).split(";")[0]
         raise CaseError(
-            [CaseIssue(str(path), "", f"not valid {path.suffix[1:].upper()}: {exc}")]
+            [CaseIssue(str(path), "", f"not valid {path.suffix[1:].upper()}: {reason}")]
         ) from None
     except RecursionError:
         raise CaseError([CaseIssue(str(path), "", _TOO_DEEP)]) from None
