@@ -145,8 +145,9 @@ async def play_run(
     try:
         for p in context.policies:
             store.register_policy(p.name, describe_policy(p))
+        store.check_episodes()  # what a rerun skips must be readable, or it stops here
     except BaseException:
-        store.close()  # a refused policy leaves the run directory free
+        store.close()  # a refused policy or a damaged row leaves the run directory free
         raise
     done = store.finished_keys()
     earlier_usage = json.loads(store.run_info().get("usage") or "{}")

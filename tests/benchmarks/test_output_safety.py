@@ -119,18 +119,48 @@ def test_a_name_that_would_forge_lines_is_refused(tmp_path, capsys):
 
 
 # --- damaged rows, read-only runs ---------------------------------------------------------------
-def test_a_damaged_stored_trajectory_is_one_error_line(run, capsys):
+def _without(*path: str | int):
+    """A damage: the stored trajectory without the field at ``path`` (keys and list indexes)."""
+
+    def damage(text: str) -> str:
+        record = json.loads(text)
+        holder = record
+        for step in path[:-1]:
+            holder = holder[step]
+        del holder[path[-1]]
+        return json.dumps(record)
+
+    return damage
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (lambda text: "{", "Expecting property name"),
+        (_without("turns"), "trajectory has no 'turns'"),  # was read as an episode of 0 turns
+        (_without("outcome"), "trajectory has no 'outcome'"),
+        (_without("turns", 0, "reward"), "turns[0] has no 'reward'"),
+        (_without("turns", 0, "judgement", "evidence"), "turns[0].judgement has no 'evidence'"),
+    ],
+    ids=["not-json", "no-turns", "no-outcome", "turn-without-reward", "judgement-without-evidence"],
+)
+def test_a_damaged_stored_trajectory_is_one_error_line(run, capsys, damage, reason):
     con = sqlite3.connect(run / "results.sqlite")
-    con.execute(
-        "UPDATE episodes SET trajectory = '{' WHERE rowid = (SELECT MIN(rowid) FROM episodes)"
-    )
+    key, text = con.execute(
+        "SELECT episode_key, trajectory FROM episodes WHERE model = ?", (HTML_NAME,)
+    ).fetchone()
+    con.execute("UPDATE episodes SET trajectory = ? WHERE episode_key = ?", (damage(text), key))
     con.commit()
     con.close()
-    for command in (["show", str(run), "--all"], ["report", str(run)], ["export", str(run)]):
+    resumed = ["bench", "--quiet", "--no-report", "--judger", "lexicon", "--max-turns", "12",
+               "--limit", "2", "--out", str(run), "--policy", f"{HTML_NAME}=scripted:advice_giver"]  # fmt: skip
+    commands = (["show", str(run), "--all"], ["report", str(run)], ["export", str(run)], resumed)
+    for command in commands:
         capsys.readouterr()
         assert main(command) == 2, command
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "is damaged" in err[0] and err[0].startswith("error: "), err
+        assert reason in err[0], err
 
 
 def test_a_read_only_run_can_be_shown_reported_and_exported(run, tmp_path, capsys, monkeypatch):
