@@ -9,12 +9,15 @@ import errno
 import json
 import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from empa_env.atomic import OutputError, atomic_open, atomic_write
+from empa_env.atomic import OutputError, atomic_open, atomic_write, sweep_abandoned
 from empa_env.cli import main
 
 HOSTILE_POLICY = """
@@ -107,6 +110,62 @@ def test_show_never_prints_escape_sequences_from_replies(run, capsys):
         assert "\x1b[2J" not in out and "\\x1b[2J" in out  # shown, harmless
         if color == "never":
             assert "\x1b" not in out
+
+
+#: Starts writing ``sys.argv[1]`` atomically, says so on stdout, and waits (to be killed).
+WRITE_AND_WAIT = """
+import sys, time
+from empa_env.atomic import atomic_open
+with atomic_open(sys.argv[1]) as fh:
+    fh.write("half of the new")
+    fh.flush()
+    print("writing", flush=True)
+    time.sleep(120)
+"""
+
+
+def _start_writing(target: Path) -> subprocess.Popen[str]:
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITE_AND_WAIT, str(target)], stdout=subprocess.PIPE, text=True
+    )
+    assert writer.stdout is not None and writer.stdout.readline().strip() == "writing"
+    return writer
+
+
+def test_the_next_write_sweeps_what_a_killed_write_left_and_nothing_else(tmp_path):
+    target = tmp_path / "report.html"
+    atomic_write(target, "previous\n")
+    killed = _start_writing(target)
+    killed.send_signal(signal.SIGKILL)
+    killed.wait(timeout=30)
+    (left,) = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert left.name.startswith(".report.html.") and target.read_text() == "previous\n"
+    others = [".report.html.bak", ".index.html.abcdefgh.tmp", ".report.html.not-mine.tmp"]
+    for name in others:
+        (tmp_path / name).write_text("not a temporary file of this write")
+    before = set(tmp_path.iterdir())
+    live = _start_writing(target)  # another process writing the same file right now
+    try:
+        (writing,) = set(tmp_path.iterdir()) - before
+        atomic_write(target, "new\n")
+        assert target.read_text() == "new\n"
+        assert not left.exists()  # abandoned by the killed writer: swept
+        assert writing.exists()  # locked by a live writer: left alone
+        assert all((tmp_path / name).exists() for name in others)  # not this pattern
+    finally:
+        live.kill()
+        live.wait(timeout=30)
+
+
+def test_a_write_in_progress_in_this_process_is_never_swept(tmp_path):
+    target = tmp_path / "results.json"
+    with atomic_open(target) as outer:
+        outer.write("outer")
+        assert sweep_abandoned(target) == []
+        atomic_write(target, "inner")  # the same file again, meanwhile
+    assert target.read_text() == "outer" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "results.json"
+    ]
 
 
 def test_a_name_that_would_forge_lines_is_refused(tmp_path, capsys):
