@@ -26,7 +26,7 @@ from benchmarks.executors import EpisodeJob
 from benchmarks.store import EpisodeRow, RunStore, episode_key
 from empa_env.backends import Roles
 from empa_env.errors import UserError
-from empa_env.llm.client import auth_failure, clear_auth_failure
+from empa_env.llm.client import clear_fatal_failures, fatal_failure
 from empa_env.policy import Policy, describe_policy
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ async def play_run(
     # Per-role LLM limits sized from the episodes in flight (clients without max_concurrency):
     # within an episode the calls are sequential, so no role ever waits on another's slots.
     set_default_concurrency(context.execution.concurrency)  # this run's task context only
-    clear_auth_failure()  # a refused key of an earlier run in this process is not this run's
+    clear_fatal_failures()  # a refused key of an earlier run in this process is not this run's
     if config.preflight:
         await preflight([*_llm_parts(context.env.roles, context.policies, context.panel)])
 
@@ -208,11 +208,12 @@ class _Recorder:
     def stopping(self) -> bool:
         return bool(self.stop)
 
-    def check_stop(self, message: str | None, refused_elsewhere: str | None = None) -> None:
-        """Stop on a refused key, or on the same failure over and over."""
-        refused = auth_failure() or refused_elsewhere
-        if refused and not self.stop:
-            self.stop.append(f"an LLM refused the credentials ({refused}); check the API key")
+    def check_stop(self, message: str | None, fatal_elsewhere: str | None = None) -> None:
+        """Stop on a fatal LLM failure (a refused key, an unknown model or path), or on the same
+        failure over and over."""
+        fatal = fatal_failure() or fatal_elsewhere
+        if fatal and not self.stop:
+            self.stop.append(fatal)
         if message is None:
             self.streak.clear()
             return
@@ -233,7 +234,7 @@ class _Recorder:
             self.failures.setdefault(message, []).append(job.key)
             self.store.add_error(job.key, message)
             self.bar.set_postfix(failed=self.failed, refresh=False)
-            self.check_stop(message, outcome.auth_refused)
+            self.check_stop(message, outcome.fatal_failure)
         else:
             case = self.cases[job.case_index]
             reason = invalid_reason(
@@ -257,7 +258,7 @@ class _Recorder:
             usage = self.runner.usage()
             if usage:  # this process's ledger on top of the earlier processes' of the run
                 self.store.set_run_value("usage", add_usage(self.earlier_usage, usage))
-            self.check_stop(reason or None, outcome.auth_refused)
+            self.check_stop(reason or None, outcome.fatal_failure)
         self.bar.update(1)
 
 

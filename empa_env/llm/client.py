@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import hashlib
 import json
 import logging
 import os
@@ -69,18 +70,39 @@ class LLMCallError(RuntimeError):
         self.attempts = attempts
 
 
-#: The first authentication failure of this process (``None`` while there was none): a run
-#: cannot recover from a refused key, so the runner stops at once when it sees one.
-_AUTH_FAILURE: list[str] = []
+#: Provider error kinds no retry and no later call fixes, and the line a run stops with: a
+#: refused key (401/403, a missing key) and a model or path the endpoint does not know (404).
+FATAL_KINDS: Mapping[str, str] = {
+    "auth": "an LLM refused the credentials ({where}); check the API key",
+    "not_found": "an LLM endpoint does not know the model or the path ({where}); check the model "
+    "name and the endpoint (--api-base)",
+}
+#: The fatal failures of this process by (model, endpoint, key digest), first first: the runner
+#: stops at once when it sees one, and no client asks the same model and endpoint with the same
+#: key again (the answer would be the same) until :func:`clear_fatal_failures`.
+_FATAL: dict[tuple[str, str, str], tuple[str, str]] = {}
 
 
-def auth_failure() -> str | None:
-    """The first authentication/permission error (401/403, missing key) of this process."""
-    return _AUTH_FAILURE[0] if _AUTH_FAILURE else None
+def fatal_failure() -> str | None:
+    """The line of the first fatal provider error (:data:`FATAL_KINDS`) of this process."""
+    first = next(iter(list(_FATAL.values())), None)
+    return first[1] if first else None
 
 
-def clear_auth_failure() -> None:
-    _AUTH_FAILURE.clear()
+def clear_fatal_failures() -> None:
+    """Forget the fatal failures (a new run; a key or model that was fixed meanwhile)."""
+    _FATAL.clear()
+
+
+def _fatal_slot(cfg: ClientConfig, secret: str | None) -> tuple[str, str, str]:
+    key = hashlib.sha256(secret.encode()).hexdigest()[:16] if secret else ""
+    return cfg.model, cfg.api_base or "", key
+
+
+def _note_fatal(cfg: ClientConfig, secret: str | None, kind: str, message: str) -> None:
+    if kind in FATAL_KINDS:
+        line = FATAL_KINDS[kind].format(where=f"{cfg.model}: {message}")
+        _FATAL.setdefault(_fatal_slot(cfg, secret), (kind, line))
 
 
 class UnreadableAnswerError(ValueError):
@@ -836,8 +858,7 @@ class LLMClient:
                 _mark_warm()
                 kind, retryable = classify_error(exc)
                 message = _scrub(f"{type(exc).__name__}: {exc}", [secret])
-                if kind == "auth" and not _AUTH_FAILURE:
-                    _AUTH_FAILURE.append(f"{cfg.model}: {message}")
+                _note_fatal(cfg, secret, kind, message)
                 if not retryable:
                     raise LLMCallError(kind, message, False, attempt + 1) from None
                 wait_hint = retry_after_s(exc)
@@ -858,6 +879,10 @@ class LLMClient:
         cfg = self.config
         secret = cfg.resolved_api_key()
         remember_secret(secret)
+        fatal = _FATAL.get(_fatal_slot(cfg, secret)) if _FATAL else None
+        if fatal is not None:  # refused before, with the same key: not asked again
+            self.ledger.count(role, "errors", fatal[0])
+            raise LLMCallError(fatal[0], f"not called: {fatal[1]}", False, 0)
         semaphore = model_semaphore(f"{self.limit_key}/{role}", self.concurrency_limit())
         if not direct_transport(cfg, params):
             import_litellm()  # import before any timer starts: the first import takes seconds
@@ -889,8 +914,7 @@ class LLMClient:
                     last_kind, retryable = classify_error(exc)
                     last_message = _scrub(f"{type(exc).__name__}: {exc}", [secret])
                     self.ledger.count(role, "errors", last_kind)
-                    if last_kind == "auth" and not _AUTH_FAILURE:
-                        _AUTH_FAILURE.append(f"{cfg.model}: {last_message}")
+                    _note_fatal(cfg, secret, last_kind, last_message)
                     if not retryable:
                         raise LLMCallError(last_kind, last_message, False, attempt + 1) from None
                     wait_hint = retry_after_s(exc)
