@@ -28,6 +28,7 @@ from empa_env.backends import Roles
 from empa_env.errors import UserError
 from empa_env.llm.client import clear_fatal_failures, fatal_failure
 from empa_env.policy import Policy, describe_policy
+from empa_env.safe_text import terminal_safe
 
 if TYPE_CHECKING:
     from benchmarks.executors import EpisodeOutcome, Executor
@@ -49,15 +50,16 @@ class RunSummary:
     def __str__(self) -> str:
         head = (
             f"{self.finished} episodes finished ({self.invalid} invalid), {self.skipped} already "
-            f"in {self.run_dir}, {self.failed} failed"
+            f"in {terminal_safe(self.run_dir, single_line=True)}, {self.failed} failed"
         )
         if not self.failures:
             return head
         lines = [head + ", by error:"]
         for message, keys in sorted(self.failures.items(), key=lambda kv: -len(kv[1])):
-            first, *rest = message.splitlines() or [""]
+            first, *rest = message.splitlines() or [""]  # an error's text may quote a reply
+            first = terminal_safe(first, single_line=True)
             lines.append(f"  {len(keys):>4} x {first}{' ...' if rest else ''}")
-            lines.append(f"         e.g. episode {keys[0]}")
+            lines.append(f"         e.g. episode {terminal_safe(keys[0], single_line=True)}")
         lines.append(
             "  (every error is in the errors table of results.sqlite; a rerun retries them)"
         )

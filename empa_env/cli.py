@@ -17,6 +17,7 @@ from importlib.metadata import entry_points
 from typing import Any, NoReturn
 
 from empa_env.errors import INTERRUPTED_EXIT, USER_ERROR_EXIT, UserError
+from empa_env.safe_text import terminal_safe
 
 # Keep this module light: ``empa --help`` imports it and every command's ``register`` function,
 # so commands import their heavy dependencies inside the functions that run them.
@@ -107,10 +108,13 @@ def _chosen_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
 
 
 def error_line(exc: BaseException) -> str:
-    """``error: ...`` for a user error; a message of several lines keeps its details before."""
-    lines = [line.rstrip() for line in str(exc).splitlines() if line.strip()] or [
-        type(exc).__name__
-    ]
+    """``error: ...`` for a user error; a message of several lines keeps its details before.
+    Control and format characters (of a file name, a quoted value) are shown as escapes."""
+    lines = [
+        terminal_safe(line.rstrip(), single_line=True)
+        for line in str(exc).splitlines()
+        if line.strip()
+    ] or [type(exc).__name__]
     if len(lines) == 1:
         return f"error: {lines[0]}"
     if len(lines) == 2:  # "3 problem(s):" + one detail: one line

@@ -261,3 +261,32 @@ def _names_are_escaped(report: Path) -> None:
     assert "<script>" not in markdown and "&lt;script&gt;" in markdown
     html = (report / "report.html").read_text(encoding="utf-8")
     assert "<script>alert" not in html
+
+
+def test_every_format_separator_and_surrogate_character_reaches_a_terminal_escaped():
+    import unicodedata
+
+    from empa_env.safe_text import terminal_safe
+
+    hidden = [
+        chr(code)
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) in ("Cc", "Cf", "Zl", "Zp", "Cs")
+        and chr(code) not in "\n\t"
+    ]
+    assert len(hidden) > 200  # this Python's Unicode database, whatever its version
+    shown = terminal_safe("".join(hidden))
+    assert not [f"U+{ord(ch):04X}" for ch in hidden if ch in shown]
+    assert terminal_safe("Ayşe, 中文, café, 😀, tab\there\nnew line") == (
+        "Ayşe, 中文, café, 😀, tab\there\nnew line"
+    )  # letters, emoji, tabs and newlines as they are
+
+
+def test_a_run_summary_shows_an_error_s_control_characters_as_escapes(tmp_path):
+    from benchmarks.runner import RunSummary
+
+    message = "ValueError: the reply \x1b[2J\u202etxt.exe was refused\nTraceback line"
+    summary = RunSummary(tmp_path / "run\u202e", 2, 0, 1, 1, {message: ["mine|empa30-001|0"]})
+    text = str(summary)
+    assert "\\x1b[2J\\u202etxt.exe" in text and "run\\u202e" in text
+    assert not any(ch in text for ch in "\x1b\u202e")
