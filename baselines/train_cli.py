@@ -53,13 +53,15 @@ from typing import Any
 from baselines.dataclass_cli import DataclassParser
 from baselines.training import use_offline_hub
 from baselines.training.tiny import MODEL_HELP, PRECISION_HELP
+from empa_env.errors import UserError
 
 #: What ``empa train`` needs beyond the base install (the ``train`` extra).
 TRAIN_PACKAGES = ("torch", "transformers", "trl")
-#: The one line printed when they are missing.
+#: How they are installed (the README's words), said in one ``error:`` line when they are missing.
 INSTALL_HINT = (
-    "empa train needs the 'train' extra (torch, transformers, trl): "
-    "pip install torch==2.13.0 && pip install 'empa-gym[train]'"
+    "empa train needs the 'train' extra (torch, transformers, trl), which is not installed; "
+    'install torch first, then the extra: pip install torch==2.13.0 && pip install -e ".[train]" '
+    "(from PyPI: pip install 'empa-gym[train]')"
 )
 
 
@@ -540,9 +542,8 @@ def run_command(name: str, argv: Sequence[str]) -> int:
     subcommand's generated parser and its run."""
     use_offline_hub()
     missing = missing_train_packages()
-    if missing:
-        print(f"{INSTALL_HINT} (missing: {', '.join(missing)})", file=sys.stderr)
-        return 2
+    if missing:  # --help too: the flags are generated from the trainers' own classes
+        raise UserError(f"{INSTALL_HINT}; missing: {', '.join(missing)}")
     command = COMMANDS[name]
     return int(command.run(command.parser(), argv) or 0)
 
@@ -580,12 +581,11 @@ def register(subparsers: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Standalone entry (``python -m baselines.train_cli sft ...``)."""
-    parser = argparse.ArgumentParser(prog="empa")
-    subparsers = parser.add_subparsers(dest="command")
-    register(subparsers)
-    args = parser.parse_args(["train", *(argv or [])])
-    return int(args.func(args) or 0)
+    """Standalone entry (``python -m baselines.train_cli sft ...``): ``empa train ...``, errors
+    and all."""
+    from empa_env.cli import main as empa
+
+    return empa(["train", *(argv or [])])
 
 
 if __name__ == "__main__":

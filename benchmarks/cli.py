@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from empa_env.errors import INTERRUPTED_EXIT, UserError
 from empa_env.runs import DB_NAME
+from empa_env.safe_text import echo
 
 if TYPE_CHECKING:
     from benchmarks.store import RunStore
@@ -173,7 +174,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     _check_max_turns(args.preset, args.max_turns)
     warning = raise_open_file_limit()
     if warning:
-        print(warning, file=sys.stderr)
+        echo(warning, file=sys.stderr)
     llm_options = _llm_options(args)
     policies = args.policy or default_policies()
     if not policies:
@@ -220,12 +221,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         summary = asyncio.run(play_run(context, out, progress=not args.quiet))
     except KeyboardInterrupt:
         saved = _saved_episodes(out)
-        print(
+        echo(
             f"interrupted: {saved} episodes saved; rerun the same command to resume",
             file=sys.stderr,
         )
         return INTERRUPTED_EXIT
-    print(summary)
+    echo(summary)
     status = 0 if summary.ok else 1  # failed or invalid episodes: the run is not a clean result
     if not args.no_report:
         return max(status, report_runs([out]))
@@ -249,8 +250,8 @@ def _print_results(run_dir: Path) -> None:
     with _open_store(run_dir) as store:
         document, rows = store_results(store)
     path = write_results(run_dir, document)
-    print(leaderboard_text(rows))
-    print(f"results: {path}")
+    echo(leaderboard_text(rows))
+    echo(f"results: {path}")
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -300,20 +301,20 @@ def report_runs(run_dirs: list[Path], report_dir: Path | None = None) -> int:
         trajectories = store.trajectories()  # read and parsed once for the exports and report
         export_jsonl(store, data_dir / "episodes.jsonl", trajectories)
         export_parquet(store, data_dir, trajectories)
-        print(leaderboard_text(document["models"]))
+        echo(leaderboard_text(document["models"]))
         try:
             judge = store.config.get("env", {}).get("roles", {}).get("judger")
             html = build_report(episodes, trajectories, out, run_info=info, judge=judge)
         except ValueError as exc:  # nothing rankable: every episode invalid
-            print(f"error: {exc}", file=sys.stderr)
+            echo(f"error: {exc}", file=sys.stderr)
             return 1
     seconds = time.perf_counter() - started
-    print(
+    echo(
         f"report: {html} (written in {seconds:.1f} s)\nmarkdown: {out / 'report.md'}\n"
         f"results: {results}\nexports: {data_dir / 'episodes.jsonl'}, {data_dir / 'episodes.parquet'}"
     )
     if invalid:
-        print(f"{invalid} invalid episode(s): shown, not ranked; rerun to play them again")
+        echo(f"{invalid} invalid episode(s): shown, not ranked; rerun to play them again")
         return 1
     return 0
 
@@ -362,7 +363,7 @@ def _report_several(run_dirs: list[Path], out: Path | None) -> int:
         groups_note=runs.note,
     )
     seconds = time.perf_counter() - started
-    print(f"report: {html} (written in {seconds:.1f} s)\nmarkdown: {Path(out) / 'report.md'}")
+    echo(f"report: {html} (written in {seconds:.1f} s)\nmarkdown: {Path(out) / 'report.md'}")
     return 0
 
 
@@ -378,7 +379,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             written.append(export_jsonl(store, out / "episodes.jsonl"))
         if args.format in ("parquet", "all"):
             written.extend(export_parquet(store, out))
-    print("\n".join(str(p) for p in written))
+    echo("\n".join(str(p) for p in written))
     return 0
 
 
@@ -693,5 +694,5 @@ def cmd_show(args: argparse.Namespace) -> int:
     chosen = rows if args.all else rows[:1]
     print("\n\n".join(format_episode(r, bold=bold) for r in chosen))
     if len(rows) > len(chosen):
-        print(f"\n({len(rows) - 1} more matching episode(s); --all prints them)")
+        echo(f"\n({len(rows) - 1} more matching episode(s); --all prints them)")
     return 0

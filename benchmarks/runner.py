@@ -26,8 +26,9 @@ from benchmarks.executors import EpisodeJob
 from benchmarks.store import EpisodeRow, RunStore, episode_key
 from empa_env.backends import Roles
 from empa_env.errors import UserError
-from empa_env.llm.client import auth_failure, clear_auth_failure
+from empa_env.llm.client import clear_fatal_failures, fatal_failure
 from empa_env.policy import Policy, describe_policy
+from empa_env.safe_text import terminal_safe
 
 if TYPE_CHECKING:
     from benchmarks.executors import EpisodeOutcome, Executor
@@ -49,15 +50,16 @@ class RunSummary:
     def __str__(self) -> str:
         head = (
             f"{self.finished} episodes finished ({self.invalid} invalid), {self.skipped} already "
-            f"in {self.run_dir}, {self.failed} failed"
+            f"in {terminal_safe(self.run_dir, single_line=True)}, {self.failed} failed"
         )
         if not self.failures:
             return head
         lines = [head + ", by error:"]
         for message, keys in sorted(self.failures.items(), key=lambda kv: -len(kv[1])):
-            first, *rest = message.splitlines() or [""]
+            first, *rest = message.splitlines() or [""]  # an error's text may quote a reply
+            first = terminal_safe(first, single_line=True)
             lines.append(f"  {len(keys):>4} x {first}{' ...' if rest else ''}")
-            lines.append(f"         e.g. episode {keys[0]}")
+            lines.append(f"         e.g. episode {terminal_safe(keys[0], single_line=True)}")
         lines.append(
             "  (every error is in the errors table of results.sqlite; a rerun retries them)"
         )
@@ -137,7 +139,7 @@ async def play_run(
     # Per-role LLM limits sized from the episodes in flight (clients without max_concurrency):
     # within an episode the calls are sequential, so no role ever waits on another's slots.
     set_default_concurrency(context.execution.concurrency)  # this run's task context only
-    clear_auth_failure()  # a refused key of an earlier run in this process is not this run's
+    clear_fatal_failures()  # a refused key of an earlier run in this process is not this run's
     if config.preflight:
         await preflight([*_llm_parts(context.env.roles, context.policies, context.panel)])
 
@@ -145,8 +147,9 @@ async def play_run(
     try:
         for p in context.policies:
             store.register_policy(p.name, describe_policy(p))
+        store.check_episodes()  # what a rerun skips must be readable, or it stops here
     except BaseException:
-        store.close()  # a refused policy leaves the run directory free
+        store.close()  # a refused policy or a damaged row leaves the run directory free
         raise
     done = store.finished_keys()
     earlier_usage = json.loads(store.run_info().get("usage") or "{}")
@@ -207,11 +210,12 @@ class _Recorder:
     def stopping(self) -> bool:
         return bool(self.stop)
 
-    def check_stop(self, message: str | None, refused_elsewhere: str | None = None) -> None:
-        """Stop on a refused key, or on the same failure over and over."""
-        refused = auth_failure() or refused_elsewhere
-        if refused and not self.stop:
-            self.stop.append(f"an LLM refused the credentials ({refused}); check the API key")
+    def check_stop(self, message: str | None, fatal_elsewhere: str | None = None) -> None:
+        """Stop on a fatal LLM failure (a refused key, an unknown model or path), or on the same
+        failure over and over."""
+        fatal = fatal_failure() or fatal_elsewhere
+        if fatal and not self.stop:
+            self.stop.append(fatal)
         if message is None:
             self.streak.clear()
             return
@@ -232,7 +236,7 @@ class _Recorder:
             self.failures.setdefault(message, []).append(job.key)
             self.store.add_error(job.key, message)
             self.bar.set_postfix(failed=self.failed, refresh=False)
-            self.check_stop(message, outcome.auth_refused)
+            self.check_stop(message, outcome.fatal_failure)
         else:
             case = self.cases[job.case_index]
             reason = invalid_reason(
@@ -256,7 +260,7 @@ class _Recorder:
             usage = self.runner.usage()
             if usage:  # this process's ledger on top of the earlier processes' of the run
                 self.store.set_run_value("usage", add_usage(self.earlier_usage, usage))
-            self.check_stop(reason or None, outcome.auth_refused)
+            self.check_stop(reason or None, outcome.fatal_failure)
         self.bar.update(1)
 
 

@@ -286,6 +286,15 @@ class RunStore:
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot read the episodes: {exc}") from None
 
+    def check_episodes(self) -> int:
+        """Read every stored episode back (metrics, case, trajectory), as a rerun does before it
+        counts them as done; returns how many. A damaged one is a :class:`StoreError`."""
+        count = 0
+        for key, *_decoded, text in self.iter_rows():
+            self.trajectory(key, text)
+            count += 1
+        return count
+
     def decode(self, key: str, what: str, text: Any) -> Any:
         """A stored JSON column of episode ``key``; a damaged one is a :class:`StoreError`."""
         try:

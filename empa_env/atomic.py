@@ -5,6 +5,11 @@ half-written one: a kill at any moment, a full disk or a write error leaves the 
 intact (the temporary file is removed when the process can still do it). A failure to write is a
 :class:`OutputError`, one line naming the file and the reason (``empa`` prints it as ``error: ...``).
 
+The temporary file of ``NAME`` is ``.NAME.XXXXXXXX.tmp`` beside it, locked (``flock``) by its
+writer until it is renamed. One a killed process left behind (no one holds its lock) is removed by
+the next write of ``NAME`` (:func:`sweep_abandoned`); a write in progress, in this process or
+another, is never touched.
+
     with atomic_open(path, "w") as fh:     # text (UTF-8) or "wb" for bytes
         fh.write(...)
     atomic_write(path, "whole content")    # the same for a str or bytes at once
@@ -13,7 +18,10 @@ intact (the temporary file is removed when the process can still do it). A failu
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import re
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,10 +61,8 @@ def atomic_open(
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_open writes whole files: mode 'w' or 'wb', got {mode!r}")
     target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+    sweep_abandoned(target)
+    fd, tmp = _locked_temporary(target)
     try:
         os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp's 0600 would make outputs private
         handle = os.fdopen(fd, "wb") if mode == "wb" else os.fdopen(fd, "w", encoding=encoding)
@@ -69,7 +75,7 @@ def atomic_open(
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, target)
+            os.replace(tmp, target)  # before the lock goes with the handle: never swept
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(exc, OutputError):
@@ -78,6 +84,78 @@ def atomic_open(
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+#: What :func:`tempfile.mkstemp` puts between the prefix and the suffix of a temporary file.
+_RANDOM_PART = re.compile(r"[a-z0-9_]{8}")
+
+
+def _temporary_prefix(target: Path) -> str:
+    return f".{target.name}."
+
+
+def _locked_temporary(target: Path) -> tuple[int, str]:
+    """A new temporary file beside ``target``, locked by this process (``(fd, path)``)."""
+    while True:
+        try:
+            fd, tmp = tempfile.mkstemp(
+                dir=target.parent, prefix=_temporary_prefix(target), suffix=".tmp"
+            )
+        except OSError as exc:
+            raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            if os.fstat(fd).st_nlink:
+                return fd, tmp
+        except BaseException:
+            os.close(fd)
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        os.close(fd)  # swept between its creation and the lock (it had no owner yet): again
+
+
+def sweep_abandoned(target: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temporary files of ``target`` (``.NAME.XXXXXXXX.tmp`` beside it) that no
+    process is writing: what a write killed before its rename left. Returns what was removed.
+
+    A file is abandoned when its lock can be taken: its writer holds the lock from its creation
+    to its rename, and the system releases it when the writer dies, however it dies. Nothing
+    else in the folder is looked at; a file that cannot be examined is left where it is."""
+    target = Path(target)
+    prefix = _temporary_prefix(target)
+    try:
+        with os.scandir(target.parent) as entries:
+            names = [e.name for e in entries if e.name.startswith(prefix)]
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        middle = name[len(prefix) :].removesuffix(".tmp")
+        if name.endswith(".tmp") and _RANDOM_PART.fullmatch(middle):
+            path = target.parent / name
+            if _remove_if_abandoned(path):
+                removed.append(path)
+    return removed
+
+
+def _remove_if_abandoned(path: Path) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held: a write in progress
+        held = os.fstat(fd)
+        named = os.stat(path, follow_symlinks=False)  # the name still means the file locked
+        same = (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
+        if same and stat.S_ISREG(held.st_mode):
+            path.unlink()
+            return True
+        return False
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
 
 
 def atomic_write(
@@ -100,4 +178,4 @@ def ensure_dir(path: str | os.PathLike[str]) -> Path:
     return folder
 
 
-__all__ = ["OutputError", "atomic_open", "atomic_write", "ensure_dir"]
+__all__ = ["OutputError", "atomic_open", "atomic_write", "ensure_dir", "sweep_abandoned"]

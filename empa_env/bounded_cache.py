@@ -13,6 +13,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import wraps
 from typing import Any, Generic, TypeVar
 
@@ -135,13 +136,23 @@ def lru_bytes(
     return wrap
 
 
-def text_weight(per_char: int = 4, overhead: int = 200) -> Callable[[tuple[Any, ...], Any], int]:
+@dataclass(frozen=True)
+class TextWeight:
+    """A cheap ``weigh`` for caches keyed by one text whose value grows with it (a class, not a
+    closure, so that an object holding such a cache pickles)."""
+
+    per_char: int = 4
+    overhead: int = 200
+
+    def __call__(self, args: tuple[Any, ...], value: Any) -> int:
+        return self.overhead + self.per_char * sum(
+            len(a) for a in args if isinstance(a, str | tuple)
+        )
+
+
+def text_weight(per_char: int = 4, overhead: int = 200) -> TextWeight:
     """A cheap ``weigh`` for caches keyed by one text whose value grows with it."""
-
-    def weigh(args: tuple[Any, ...], value: Any) -> int:
-        return overhead + per_char * sum(len(a) for a in args if isinstance(a, str | tuple))
-
-    return weigh
+    return TextWeight(per_char, overhead)
 
 
-__all__ = ["BytesLRU", "approx_size", "clear_all", "lru_bytes", "text_weight"]
+__all__ = ["BytesLRU", "TextWeight", "approx_size", "clear_all", "lru_bytes", "text_weight"]

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from empa_env.cases.suites import SuiteError, available_suites
 from empa_env.errors import UserError
+from empa_env.safe_text import echo
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -227,12 +228,12 @@ def _validate(args: argparse.Namespace) -> int:
             issues.append(CaseIssue(raw, "", "no such file, directory or suite id"))
     if issues:
         for issue in issues:
-            print(issue)
-        print(
+            echo(issue)
+        echo(
             f"{len(issues)} problem(s) in {len({i.path for i in issues})} place(s); {n_cases} valid case(s)"
         )
         return 1
-    print(f"ok: {n_cases} valid case(s)")
+    echo(f"ok: {n_cases} valid case(s)")
     return 0
 
 
@@ -257,8 +258,8 @@ def _list(args: argparse.Namespace) -> int:
     label, cases = _source(args)
     frame = _frame(cases)
     with pd.option_context("display.max_rows", None, "display.width", 200):
-        print(frame.to_string(index=False, float_format=lambda x: f"{x:.2f}"))
-    print(f"{len(frame)} case(s) in {label}")
+        echo(frame.to_string(index=False, float_format=lambda x: f"{x:.2f}"))
+    echo(f"{len(frame)} case(s) in {label}")
     return 0
 
 
@@ -294,9 +295,9 @@ def _show(args: argparse.Namespace) -> int:
 
     case = _find(args.case_id, args)
     p0 = ", ".join(f"{x:g}" for x in case.p0)
-    print(f"# dominant axis {case.dominant_axis}, P_0 = ({p0}), ||P_0|| = {case.norm_p0:.2f} "
+    echo(f"# dominant axis {case.dominant_axis}, P_0 = ({p0}), ||P_0|| = {case.norm_p0:.2f} "
           f"({case.difficulty}), threshold {case.empathy_threshold}")  # fmt: skip
-    print(dump_case(case), end="")
+    echo(dump_case(case), end="")
     return 0
 
 
@@ -315,7 +316,7 @@ def _stats(args: argparse.Namespace) -> int:
 
     label, cases = _source(args)
     frame = _frame(cases)
-    print(f"{label}: {len(frame)} case(s)")
+    echo(f"{label}: {len(frame)} case(s)")
     if frame.empty:
         return 0
     for title, column, values in (
@@ -324,20 +325,20 @@ def _stats(args: argparse.Namespace) -> int:
         ("difficulty (||P_0|| vs mu = 32.32, sd = 4.52)", "difficulty", STRATA["difficulty"]),
         ("empathy threshold", "threshold", STRATA["empathy_threshold"]),
     ):
-        print(f"\n{title}:")
-        print(_counts(frame[column], values).to_string())
-    print("\ndomain x dominant axis:")
+        echo(f"\n{title}:")
+        echo(_counts(frame[column], values).to_string())
+    echo("\ndomain x dominant axis:")
     table = pd.crosstab(frame["domain"], frame["axis"]).reindex(
         index=list(STRATA["domain"]), columns=list(STRATA["dominant_axis"]), fill_value=0
     )
-    print(table.to_string())
+    echo(table.to_string())
     norms = frame["norm_p0"].astype(float)
     sd = norms.std(ddof=1) if len(norms) > 1 else 0.0
-    print(
+    echo(
         f"\n||P_0||: mean {norms.mean():.2f}, sd {sd:.2f}, min {norms.min():.2f}, max {norms.max():.2f}"
     )
     sources = Counter(frame["source"])
-    print("source: " + ", ".join(f"{k} {v}" for k, v in sorted(sources.items())))
+    echo("source: " + ", ".join(f"{k} {v}" for k, v in sorted(sources.items())))
     return 0
 
 
@@ -372,7 +373,7 @@ def _generate(args: argparse.Namespace) -> int:
         raise ValueError(f"--count must be >= 0, got {args.count}")
     cases = ProceduralGenerator().generate(args.count, args.seed)
     _write(cases, args.out, args.force)
-    print(f"wrote {len(cases)} case(s) to {args.out}")
+    echo(f"wrote {len(cases)} case(s) to {args.out}")
     return 0
 
 
@@ -386,15 +387,15 @@ def _sample(args: argparse.Namespace) -> int:
         axis_quota=args.dominant_axis_quota, domain_quota=args.domain_quota,
         difficulty_quota=args.difficulty_quota, threshold_quota=args.empathy_threshold_quota,
     )  # fmt: skip
-    print(f"pool {args.pool}: {len(pool)} case(s)")
-    print(sample.report())
+    echo(f"pool {args.pool}: {len(pool)} case(s)")
+    echo(sample.report())
     for case in sample.cases:
-        print(
+        echo(
             f"  {case.id}  {case.domain:<16} {case.dominant_axis}  {case.norm_p0:6.2f}  {case.difficulty}"
         )
     if args.out:
         _write(sample.cases, args.out, force=False)
-        print(f"wrote {len(sample.cases)} case(s) to {args.out}")
+        echo(f"wrote {len(sample.cases)} case(s) to {args.out}")
     return 0 if sample.complete else 1
 
 
@@ -432,8 +433,8 @@ def _import_official(args: argparse.Namespace) -> int:
         raise ValueError(str(exc)) from None
     if report.cases:
         _write(report.cases, args.out, args.force)
-    print(report)
+    echo(report)
     only = sum(1 for c in report.cases if c.llm_roles_only)
-    print(f"wrote {len(report.cases)} case(s) to {args.out}"
+    echo(f"wrote {len(report.cases)} case(s) to {args.out}"
           + (f" ({only} for LLM roles only: no --writer)" if only else ""))  # fmt: skip
     return 1 if report.failures else 0

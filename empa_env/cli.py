@@ -9,6 +9,7 @@ its parser and sets ``func`` (``args -> exit code``). This keeps the package dep
 from __future__ import annotations
 
 import argparse
+import difflib
 import os
 import signal
 import sys
@@ -17,17 +18,34 @@ from importlib.metadata import entry_points
 from typing import Any, NoReturn
 
 from empa_env.errors import INTERRUPTED_EXIT, USER_ERROR_EXIT, UserError
+from empa_env.safe_text import terminal_safe
 
 # Keep this module light: ``empa --help`` imports it and every command's ``register`` function,
 # so commands import their heavy dependencies inside the functions that run them.
 
 
 class EmpaArgumentParser(argparse.ArgumentParser):
-    """argparse, but a usage error ends in one line ``error: ...`` (exit 2) like every other."""
+    """argparse, but a usage error is one line ``error: ...`` (exit 2) like every other: no
+    usage block before it (``--help`` shows it), an unknown option's nearest known one named."""
 
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
+        message = terminal_safe(message, single_line=True)
         self.exit(USER_ERROR_EXIT, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+    def unknown_arguments(self, unknown: Sequence[str]) -> NoReturn:
+        """Refuse ``unknown`` (what no parser took), naming the option each one that looks
+        like an option probably meant (``--limt`` -> ``--limit``)."""
+        known = {o.lstrip("-"): o for action in self._actions for o in action.option_strings}
+        meant = {
+            flag: known[close[0]]
+            for flag in (a.partition("=")[0] for a in unknown if a.startswith("-"))
+            if (close := difflib.get_close_matches(flag.lstrip("-"), known, n=1, cutoff=0.7))
+        }
+        if len(meant) == 1:
+            hint = f"; did you mean {next(iter(meant.values()))}?"
+        else:
+            hint = "; did you mean " + ", ".join(f"{o} for {f}" for f, o in meant.items()) + "?"
+        self.error(f"unrecognized arguments: {' '.join(unknown)}" + (hint if meant else ""))
 
 
 def _version() -> str:
@@ -80,8 +98,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
-    if unknown:  # reported by the (sub)command they were given to, with its own usage
-        _chosen_parser(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
+    if unknown:  # reported by the (sub)command they were given to
+        chosen = _chosen_parser(parser, args)
+        if isinstance(chosen, EmpaArgumentParser):
+            chosen.unknown_arguments(unknown)
+        chosen.error(f"unrecognized arguments: {' '.join(unknown)}")
     if not getattr(args, "func", None):
         parser.print_help()
         return USER_ERROR_EXIT
@@ -107,10 +128,13 @@ def _chosen_parser(parser: argparse.ArgumentParser, args: argparse.Namespace) ->
 
 
 def error_line(exc: BaseException) -> str:
-    """``error: ...`` for a user error; a message of several lines keeps its details before."""
-    lines = [line.rstrip() for line in str(exc).splitlines() if line.strip()] or [
-        type(exc).__name__
-    ]
+    """``error: ...`` for a user error; a message of several lines keeps its details before.
+    Control and format characters (of a file name, a quoted value) are shown as escapes."""
+    lines = [
+        terminal_safe(line.rstrip(), single_line=True)
+        for line in str(exc).splitlines()
+        if line.strip()
+    ] or [type(exc).__name__]
     if len(lines) == 1:
         return f"error: {lines[0]}"
     if len(lines) == 2:  # "3 problem(s):" + one detail: one line

@@ -15,7 +15,9 @@ receives their results; :meth:`EMPAEnv.step` drives it with the roles' synchrono
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping, Sequence
+import contextlib
+import threading
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
@@ -158,9 +160,16 @@ def _line_notes(said: str) -> tuple[str, str]:
     return "", ""
 
 
+#: What ``reset(options=...)`` understands, and what each option is.
+RESET_OPTIONS: Mapping[str, str] = {
+    "case": "the case to play, a case id or a Case (default: one drawn from the pool)",
+}
+
+
 def _checked_options(options: Any) -> dict[str, Any]:
-    """``reset``'s ``options``: ``None`` or a mapping (``{"case": id_or_Case}``); anything else
-    is a clear :class:`TypeError`, not an ``AttributeError`` deep inside."""
+    """``reset``'s ``options``: ``None`` or a mapping of :data:`RESET_OPTIONS`; anything else is
+    a clear :class:`TypeError`, not an ``AttributeError`` deep inside, and an unknown option a
+    ``ValueError`` naming the known ones (a mistyped ``"cases"`` would play a random case)."""
     if options is None:
         return {}
     if not isinstance(options, Mapping):
@@ -168,7 +177,32 @@ def _checked_options(options: Any) -> dict[str, Any]:
             "reset(options=...) takes a dict such as {'case': 'empa30-001'} (or None), got "
             f"{type(options).__name__}"
         )
+    unknown = sorted(map(repr, set(options) - set(RESET_OPTIONS)))
+    if unknown:
+        known = "; ".join(f"{name!r}: {what}" for name, what in RESET_OPTIONS.items())
+        raise ValueError(f"unknown reset option(s) {', '.join(unknown)}; known: {known}")
     return dict(options)
+
+
+class ConcurrentUseError(RuntimeError):
+    """An environment asked to reset or step while another call of it is running (from another
+    thread, or another task of an event loop): it plays one conversation, one turn at a time."""
+
+
+@contextlib.contextmanager
+def _alone(lock: threading.Lock, call: str) -> Iterator[None]:
+    """Hold ``lock`` for one ``call``, or refuse it at once when another call holds it."""
+    if not lock.acquire(blocking=False):
+        raise ConcurrentUseError(
+            f"EMPAEnv.{call}() was called while another reset or step of this environment was "
+            "running (from another thread or task): one environment plays one conversation, one "
+            "turn at a time; give each thread or task its own environment (or use "
+            "gym.make_vec)"
+        )
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 class EMPAEnv(gym.Env[str, str]):
@@ -273,6 +307,7 @@ class EMPAEnv(gym.Env[str, str]):
         self.observation_space = UnicodeText(max_length=16_384)
         self.action_space = UnicodeText(max_length=cfg.max_reply_chars)
         self._episode: _Episode | None = None
+        self._in_use = threading.Lock()  # held by the reset or step running (one at a time)
 
     @property
     def cases(self) -> tuple[Case, ...]:
@@ -292,24 +327,38 @@ class EMPAEnv(gym.Env[str, str]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
+        """Start a conversation; ``options``: :data:`RESET_OPTIONS` (``{"case": id_or_Case}``)."""
         options = _checked_options(options)
-        super().reset(seed=seed)
-        return self._drive(self._reset_flow(options))
+        with _alone(self._in_use, "reset"):
+            super().reset(seed=seed)
+            return self._drive(self._reset_flow(options))
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        return self._drive(self._step_flow(action))
+        with _alone(self._in_use, "step"):
+            return self._drive(self._step_flow(action))
 
     async def areset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[str, dict[str, Any]]:
         """Async twin of :meth:`reset` (roles called through their async methods)."""
         options = _checked_options(options)
-        super().reset(seed=seed)
-        return await self._adrive(self._reset_flow(options))
+        with _alone(self._in_use, "areset"):
+            super().reset(seed=seed)
+            return await self._adrive(self._reset_flow(options))
 
     async def astep(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Async twin of :meth:`step`."""
-        return await self._adrive(self._step_flow(action))
+        with _alone(self._in_use, "astep"):
+            return await self._adrive(self._step_flow(action))
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["_in_use"]  # a lock does not pickle; a copy is not in use
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._in_use = threading.Lock()
 
     @property
     def trajectory(self) -> Trajectory:

@@ -14,14 +14,13 @@ are built in here; other packages contribute kinds such as ``scripted:NAME``, ``
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from empa_env.llm.options import LLMOptions
-from empa_env.registry import Registry, RegistryError, load_object, provenance
+from empa_env.registry import Registry, RegistryError, load_object, provenance, target_digest
 from empa_env.safe_text import check_name
 from empa_env.sync import run_sync
 
@@ -101,7 +100,9 @@ policies: Registry[Policy] = Registry("policy kind", "empa.policies")
 @policies.register("python")
 def python_policy(target: str) -> Policy:
     """``MODULE:FUNCTION`` or ``FILE.py:FUNCTION``: a function (sync or async), a :class:`Policy`
-    subclass or instance. A changed file is a different policy (its sha256 is in ``describe()``)."""
+    subclass or instance. A changed file or module, or a changed module beside it (the code it
+    comes with: :func:`~empa_env.registry.plugin_sources`), is a different policy (its digest is
+    in ``describe()``)."""
     try:
         obj = load_object(target)
     except RegistryError as exc:
@@ -111,20 +112,20 @@ def python_policy(target: str) -> Policy:
     if isinstance(obj, Policy):
         return obj
     if callable(obj):
-        source = target
-        file_part, _, attr = target.rpartition(":")
-        if file_part.endswith(".py"):
-            code = hashlib.sha256(Path(file_part).read_bytes()).hexdigest()[:16]
-            source = f"{Path(file_part).resolve()}:{attr}@sha256:{code}"
+        where, _, attr = target.rpartition(":")
+        if where.endswith(".py"):
+            where = str(Path(where).resolve())
+        digest = target_digest(target)  # the file or module and the code it comes with
+        source = f"{where}:{attr}" + (f"@{digest}" if digest else "")
         return FunctionPolicy(obj, name=getattr(obj, "__name__", target), source=source)
     raise PolicySpecError(f"{target} is neither a function nor a Policy")
 
 
 def describe_policy(policy: Policy) -> dict[str, Any]:
     """What identifies ``policy`` in a run (the store binds its name to this): its
-    ``describe()``, and for a policy class or instance given by file (``python:FILE.py:NAME``)
-    the file's content digest, so an edited file is another policy (a function's digest is in
-    its ``describe()`` already)."""
+    ``describe()``, and for a policy class or instance given by ``python:`` (file or module) the
+    digest of its code (:func:`~empa_env.registry.plugin_sources`), so an edited plug-in is another
+    policy (a function's digest is in its ``describe()`` already)."""
     out = dict(policy.describe())
     built = provenance(policy)
     if built is not None and built.source_sha256 and not isinstance(policy, FunctionPolicy):

@@ -58,9 +58,10 @@ class Provenance:
     argument: str | None = None
     kwargs: dict[str, Any] = field(default_factory=dict)
     #: ``sha256:<hex>`` of the plug-in's source (the file of ``python:FILE.py:NAME``, the module
-    #: of ``python:MODULE:NAME``, of an entry point or of a registered factory), so that an edited
-    #: plug-in is another configuration; ``None`` for empa-gym's own code, which the package
-    #: version identifies (:func:`plugin_digest`).
+    #: of ``python:MODULE:NAME``, of an entry point or of a registered factory, with the code it
+    #: comes with: :func:`plugin_sources`), so that an edited plug-in, or an edited module it
+    #: imports from beside it, is another configuration; ``None`` for empa-gym's own code, which
+    #: the package version identifies (:func:`plugin_digest`).
     source_sha256: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
@@ -95,13 +96,16 @@ def provenance(obj: object) -> Provenance | None:
 
 
 def file_digest(target: str) -> str | None:
-    """``sha256:<hex>`` of the file of a ``FILE.py:ATTR`` target (``None`` for ``MODULE:ATTR``):
-    what identifies a plug-in given by file besides its name, so an edited file is another
-    configuration. :func:`load_object` runs exactly the content with this digest."""
+    """The source digest of a ``FILE.py:ATTR`` target (``None`` for ``MODULE:ATTR``): of the
+    file and the code it comes with (:func:`plugin_sources`), so that an edited file, or an
+    edited module beside it that it imports, is another configuration. :func:`load_object`
+    runs exactly the file's content hashed here."""
     module_part = target.rpartition(":")[0]
     if not module_part.endswith(".py"):
         return None
-    return f"sha256:{hashlib.sha256(_read_source(Path(module_part))).hexdigest()}"
+    path = Path(module_part)
+    _read_source(path)  # a missing or unreadable file is named as such
+    return sources_digest(*plugin_sources(path))
 
 
 #: The packages of empa-gym itself: their code is identified by the package version.
@@ -111,8 +115,9 @@ OWN_PACKAGES: frozenset[str] = frozenset(
 
 
 def module_digest(module: str) -> str | None:
-    """``sha256:<hex>`` of a module's source file; ``None`` for empa-gym's own modules and for
-    modules without a source file (built-in, compiled, or not found)."""
+    """The source digest of a module and the code it comes with (:func:`plugin_sources`: its
+    top-level package's files); ``None`` for empa-gym's own modules and for modules without a
+    source file (built-in, compiled, or not found)."""
     if not module or module.partition(".")[0] in OWN_PACKAGES:
         return None
     loaded = sys.modules.get(module)
@@ -126,9 +131,61 @@ def module_digest(module: str) -> str | None:
     if not origin or not str(origin).endswith(".py"):
         return None
     try:
-        return f"sha256:{hashlib.sha256(Path(origin).read_bytes()).hexdigest()}"
-    except OSError:
+        return sources_digest(*plugin_sources(Path(origin)))
+    except RegistryError:
         return None
+
+
+def plugin_sources(origin: Path) -> tuple[Path, list[Path]]:
+    """``(root, files)``: the Python files that make up the plug-in whose code is in ``origin``,
+    and the folder their names are taken relative to.
+
+    * A file inside a package (its folder has ``__init__.py``): every ``.py`` file of its
+      top-level package, at any depth.
+    * Any other file: the ``.py`` files beside it and every package beside it (what it can
+      import as its neighbours), unless its folder is an installation's (``site-packages``, the
+      standard library), whose neighbours are other distributions: then the file alone.
+    """
+    origin = origin.resolve()
+    folder, package = origin.parent, None
+    while (folder / "__init__.py").is_file():
+        package, folder = folder, folder.parent
+    if package is not None:
+        return folder, _package_files(package)
+    if folder in _installation_folders():
+        return folder, [origin]
+    files = [p for p in folder.glob("*.py") if p.is_file()]
+    for sub in sorted(folder.iterdir()):
+        if sub.is_dir() and not sub.name.startswith(".") and (sub / "__init__.py").is_file():
+            files += _package_files(sub)
+    return folder, sorted(set(files))
+
+
+def _package_files(package: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in package.rglob("*.py")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(package).parts)
+    )
+
+
+def _installation_folders() -> set[Path]:
+    import site
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    found = [paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")]
+    found += [*site.getsitepackages(), site.getusersitepackages()]
+    return {Path(p).resolve() for p in found if p}
+
+
+def sources_digest(root: Path, files: list[Path]) -> str:
+    """``sha256:<hex>`` over ``files``: each one's path relative to ``root`` and content."""
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        name = path.relative_to(root).as_posix().encode()
+        digest.update(name + b"\0" + hashlib.sha256(_read_source(path)).digest())
+    return f"sha256:{digest.hexdigest()}"
 
 
 def plugin_digest(factory: object) -> str | None:
@@ -339,5 +396,6 @@ def _qualname(obj: object) -> str:
 
 __all__ = [
     "OWN_PACKAGES", "SPEC_ATTRIBUTE", "Provenance", "Registry", "RegistryError", "declared",
-    "file_digest", "load_object", "module_digest", "plugin_digest", "provenance", "target_digest",
+    "file_digest", "load_object", "module_digest", "plugin_digest", "plugin_sources", "provenance",
+    "sources_digest", "target_digest",
 ]  # fmt: skip

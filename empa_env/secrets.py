@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 REDACTED = "[REDACTED]"
 #: Names of environment variables whose values are treated as secrets.
@@ -33,23 +33,43 @@ def remember_secret(value: str | None) -> None:
         _EXTRA.add(value)
 
 
+#: Whether each environment variable's name is key-like (names are few and fixed; values are
+#: read afresh every time, so a key set or changed later is redacted too).
+_KEY_LIKE: dict[str, bool] = {}
+
+
+def _key_like(name: str) -> bool:
+    found = _KEY_LIKE.get(name)
+    if found is None:
+        found = _KEY_LIKE[name] = bool(KEY_LIKE_NAME.search(name))
+    return found
+
+
 def secret_values(extra: Iterable[str | None] = ()) -> list[str]:
     """Every value to redact now: key-like environment variables, remembered keys, ``extra``."""
-    found = {
-        value
-        for name, value in os.environ.items()
-        if KEY_LIKE_NAME.search(name) and len(value) >= MIN_SECRET_LENGTH
-    }
+    env = os.environ  # the names, then only the key-like ones' values (a few of dozens)
+    names = [name for name in list(env) if _key_like(name)]
+    found = {value for name in names if len(value := env.get(name, "")) >= MIN_SECRET_LENGTH}
     found |= _EXTRA
     found |= {v for v in extra if v and len(v) >= MIN_SECRET_LENGTH}
     return sorted(found, key=len, reverse=True)  # longest first: no partial leftovers
 
 
-def scrub(text: str, extra: Iterable[str | None] = ()) -> str:
-    """``text`` with every secret value replaced by ``[REDACTED]``."""
+def scrub(
+    text: str, extra: Iterable[str | None] = (), *, known: Sequence[str] | None = None
+) -> str:
+    """``text`` with every secret value replaced by ``[REDACTED]``; ``known``: the secrets as
+    :func:`secret_values` just listed them (several texts scrubbed at once read them once)."""
     if not text:
         return text
-    for secret in secret_values(extra):
+    if known is None:
+        secrets: Sequence[str] = secret_values(extra)
+    elif extra:
+        given = {v for v in extra if v and len(v) >= MIN_SECRET_LENGTH}
+        secrets = sorted({*known, *given}, key=len, reverse=True)
+    else:
+        secrets = known
+    for secret in secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
     return text

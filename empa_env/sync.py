@@ -10,6 +10,8 @@ same whether or not the calling thread runs a loop of its own.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -30,6 +32,20 @@ def background_loop() -> asyncio.AbstractEventLoop:
             _THREAD = threading.Thread(target=_LOOP.run_forever, name="empa-sync-loop", daemon=True)
             _THREAD.start()
         return _LOOP
+
+
+def _shut_down_at_exit() -> None:
+    """Close the background loop's async generators when the process exits (what
+    ``asyncio.run`` does for its loop): the HTTP sessions of the direct LLM transport close
+    with them, instead of being reported as unclosed."""
+    loop, thread = _LOOP, _THREAD
+    if loop is None or loop.is_closed() or thread is None or not thread.is_alive():
+        return
+    with contextlib.suppress(Exception):  # exiting: a loop that cannot shut down is left
+        asyncio.run_coroutine_threadsafe(loop.shutdown_asyncgens(), loop).result(timeout=5)
+
+
+atexit.register(_shut_down_at_exit)
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:

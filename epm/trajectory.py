@@ -6,7 +6,7 @@ Floats are stored as Python floats, so ``Trajectory.from_json(t.to_json()) == t`
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -143,14 +143,47 @@ class Trajectory:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Trajectory:
-        data = dict(data)
+        """The trajectory of a record :meth:`to_dict` wrote. Every field it writes is required
+        (those added since, :data:`ADDED_FIELDS`, excepted): a record without its ``turns`` is
+        damaged, not an episode of no turns. A missing or unknown field is a ``ValueError``
+        naming it."""
+        data = _record_fields(data, cls, "trajectory")
         turns = []
-        for raw in data.pop("turns", []):
-            raw = dict(raw)
-            raw["judgement"] = Judgement(**raw["judgement"])
+        for index, raw in enumerate(_records(data.pop("turns"), "turns")):
+            where = f"turns[{index}]"
+            raw = _record_fields(raw, TurnRecord, where)
+            raw["judgement"] = Judgement(
+                **_record_fields(raw["judgement"], Judgement, f"{where}.judgement")
+            )
             turns.append(TurnRecord(**raw))
         return cls(turns=turns, **data)
 
     @classmethod
     def from_json(cls, text: str) -> Trajectory:
         return cls.from_dict(json.loads(text))
+
+
+#: Fields added to the record after its first version: a record written before them lacks them
+#: and reads with their default. Every other field a record has always had is required.
+ADDED_FIELDS: dict[type, frozenset[str]] = {TurnRecord: frozenset({"actor_fallback"})}
+
+
+def _record_fields(raw: Any, kind: type, where: str) -> dict[str, Any]:
+    """``raw`` as the keyword arguments of ``kind``: a mapping with every field of ``kind`` but
+    the :data:`ADDED_FIELDS` and no other (``ValueError`` naming the first one that is not)."""
+    if not isinstance(raw, dict):
+        raise ValueError(f"{where} is a {type(raw).__name__}, not a record")
+    names = [f.name for f in fields(kind)]
+    missing = [n for n in names if n not in raw and n not in ADDED_FIELDS.get(kind, ())]
+    if missing:
+        raise ValueError(f"{where} has no {', '.join(map(repr, missing))}")
+    unknown = sorted(set(raw) - set(names))
+    if unknown:
+        raise ValueError(f"{where} has unknown field(s) {', '.join(map(repr, unknown))}")
+    return dict(raw)
+
+
+def _records(raw: Any, where: str) -> list[Any]:
+    if not isinstance(raw, list):
+        raise ValueError(f"{where} is a {type(raw).__name__}, not a list of records")
+    return raw

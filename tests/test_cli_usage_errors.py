@@ -14,22 +14,39 @@ def test_cases_generate_into_an_unwritable_folder_is_one_error_line(tmp_path, ca
     assert "Traceback" not in "\n".join(err)
 
 
-def test_an_unknown_option_shows_the_usage_of_its_subcommand(tmp_path, capsys):
+def _usage_error(argv: list[str], capsys) -> list[str]:
+    try:
+        main(argv)
+    except SystemExit as exc:
+        assert exc.code == 2
+    else:  # pragma: no cover - argparse always exits
+        raise AssertionError("argparse did not stop")
+    return capsys.readouterr().err.strip().splitlines()
+
+
+def test_an_unknown_option_is_one_error_line_naming_its_subcommand(tmp_path, capsys):
     for argv, prog in (
         (["export", str(tmp_path), "--bogus", "somewhere"], "empa export"),
         (["cases", "generate", "--count", "1", "--out", str(tmp_path), "--bogus"],
          "empa cases generate"),
     ):  # fmt: skip
-        try:
-            main(argv)
-        except SystemExit as exc:
-            assert exc.code == 2
-        else:  # pragma: no cover - argparse always exits
-            raise AssertionError("argparse did not stop")
-        err = capsys.readouterr().err.strip().splitlines()
-        assert err[0].startswith(f"usage: {prog} ")
-        assert err[-1].startswith(f"error: {prog}: unrecognized arguments:")
-        assert err[-1].endswith(f"(see {prog} --help)")
+        err = _usage_error(argv, capsys)
+        assert len(err) == 1, err  # no usage block first: --help shows it
+        assert err[0].startswith(f"error: {prog}: unrecognized arguments: --bogus")
+        assert err[0].endswith(f"(see {prog} --help)") and "did you mean" not in err[0]
+
+
+def test_a_mistyped_option_or_value_is_one_line_naming_what_was_meant(capsys):
+    err = _usage_error(["bench", "--limt", "1"], capsys)
+    assert err == [
+        "error: empa bench: unrecognized arguments: --limt 1; did you mean --limit? "
+        "(see empa bench --help)"
+    ]
+    err = _usage_error(["bench", "--seeds", "two"], capsys)
+    assert len(err) == 1 and err[0].startswith("error: empa bench: argument --seeds: "), err
+    assert "'two'" in err[0]
+    err = _usage_error(["bench", "--limt", "1", "--sedes=2"], capsys)
+    assert len(err) == 1 and "did you mean --limit for --limt, --seeds for --sedes?" in err[0]
 
 
 def test_the_top_level_keeps_its_own_usage(capsys):

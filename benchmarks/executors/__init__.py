@@ -55,8 +55,9 @@ class EpisodeOutcome:
     trajectory: Trajectory | None = None
     #: The error's one-paragraph message when the episode failed (it goes to the errors table).
     error: str | None = None
-    #: Why an LLM refused the credentials where the episode ran, if it did (stops the run).
-    auth_refused: str | None = None
+    #: The fatal LLM failure where the episode ran, if there was one (a refused key, an unknown
+    #: model or path: ``empa_env.llm.client.fatal_failure``); it stops the run.
+    fatal_failure: str | None = None
     #: The LLM ledger this episode added where it ran (remote executors only; the local
     #: executor's ledger is the driver's own roles').
     usage: dict[str, Any] = field(default_factory=dict)

@@ -151,7 +151,7 @@ def play_remote(run: RemoteRun, job: EpisodeJob) -> EpisodeOutcome:
     """The body of one episode task (runs in a Ray worker; importable so Ray ships it by name)."""
     import ray
 
-    from empa_env.llm.client import auth_failure
+    from empa_env.llm.client import fatal_failure
 
     where = f"{ray.get_runtime_context().get_node_id()[:8]}/{os.getpid()}"
     try:
@@ -160,10 +160,10 @@ def play_remote(run: RemoteRun, job: EpisodeJob) -> EpisodeOutcome:
         metrics, trajectory = prepared.loop.run_until_complete(prepared.context.play(job))
     except Exception as exc:  # an episode error, as locally: recorded, not retried by Ray
         message = "".join(traceback.format_exception_only(exc)).strip()
-        return EpisodeOutcome(job, error=message, auth_refused=auth_failure(), worker=where)
+        return EpisodeOutcome(job, error=message, fatal_failure=fatal_failure(), worker=where)
     usage = subtract_usage(prepared.context.usage(), before)
     return EpisodeOutcome(
-        job, metrics, trajectory, auth_refused=auth_failure(), usage=usage, worker=where
+        job, metrics, trajectory, fatal_failure=fatal_failure(), usage=usage, worker=where
     )
 
 

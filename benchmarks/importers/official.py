@@ -124,11 +124,26 @@ def _candidates(path: Path) -> list[Path]:
     link, a FIFO, a folder): the folders are walked without following links, and what cannot be
     read is reported by :func:`read_episode`, never opened blindly."""
     found = []
-    for folder, dirs, files in os.walk(path, followlinks=False):
-        for name in [*files, *dirs]:
-            if fnmatch.fnmatchcase(name, RESULT_GLOB):
-                found.append(Path(folder) / name)
+    for folder, names in _folders(path):
+        found += [folder / name for name in names if fnmatch.fnmatchcase(name, RESULT_GLOB)]
     return sorted(found)
+
+
+def _folders(path: Path) -> Iterable[tuple[Path, list[str]]]:
+    """``(folder, names of its entries)`` for ``path`` and every folder under it, links not
+    followed. A stack, not recursion (``os.walk`` recurses once per level before Python 3.12: a
+    tree a thousand folders deep was a ``RecursionError``); a folder that cannot be listed (no
+    permission, a path too long) is skipped, as ``os.walk`` skips it."""
+    stack = [path]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                listed = [(e.name, e.is_dir(follow_symlinks=False)) for e in entries]
+        except OSError:
+            continue
+        yield folder, [name for name, _ in listed]
+        stack += [folder / name for name, is_dir in listed if is_dir]
 
 
 # --- one episode ----------------------------------------------------------------------------

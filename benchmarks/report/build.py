@@ -34,6 +34,7 @@ from benchmarks.report.render import (
     render_markdown,
 )
 from empa_env.atomic import atomic_open, atomic_write, ensure_dir
+from empa_env.lifetime import die_with_parent
 from empa_env.safe_text import csv_cell_safe, markdown_safe
 from epm.indices import DIMENSIONS, INDEX_NAMES
 from epm.metrics import METRIC_NAMES
@@ -402,7 +403,9 @@ def render_figures(draws: list[Callable[[], Figure]], workers: int | None = None
         if workers < 2 or not forkable or threading.active_count() > 1:
             return [figure_png(draw(), dpi=F.FIGURE_DPI) for draw in draws]
         _DRAWERS[:] = draws
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        # the workers end with this process, even when it is killed (no orphans left drawing)
+        fork = multiprocessing.get_context("fork")
+        with fork.Pool(workers, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
             # the biggest figures (the per-model trajectories) first, one at a time
             return pool.map(_draw_one, range(len(draws)), chunksize=1)
     finally:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,6 +13,7 @@ from pydantic import ValidationError
 
 from empa_env.cases.schema import Case
 from empa_env.errors import UserError
+from empa_env.safe_text import FORMAT_CHARACTERS
 
 CASE_SUFFIXES: tuple[str, ...] = (".yaml", ".yml", ".json")
 # libyaml's C loader and dumper when available (same results, about ten times faster).
@@ -103,9 +105,14 @@ def read_case_file(path: str | Path) -> object:
         raise CaseError([CaseIssue(str(path), "", f"cannot read file: {exc}")]) from None
     try:
         return json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=YAML_LOADER)
-    except (yaml.YAMLError, json.JSONDecodeError) as exc:
+    except (yaml.YAMLError, ValueError) as exc:
+        # ValueError: a JSON syntax error, and what a parser's own conversions raise (an integer
+        # of more than 4,300 digits, a date that does not exist), e.g. "Exceeds the limit (4300
+        # digits) for integer string conversion; use sys.set_int_max_str_digits() ...": the
+        # advice after ';' is for programmers, the reason before it names the problem.
+        reason = str(exc) if isinstance(exc, yaml.YAMLError) else str(exc).split(";")[0]
         raise CaseError(
-            [CaseIssue(str(path), "", f"not valid {path.suffix[1:].upper()}: {exc}")]
+            [CaseIssue(str(path), "", f"not valid {path.suffix[1:].upper()}: {reason}")]
         ) from None
     except RecursionError:
         raise CaseError([CaseIssue(str(path), "", _TOO_DEEP)]) from None
@@ -149,9 +156,40 @@ def load_directory(directory: str | Path) -> list[Case]:
     return cases
 
 
+#: Characters a written or shown case never holds raw: controls and format characters (a
+#: right-to-left override reorders what a terminal shows, a zero-width space hides a word).
+_HIDDEN = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{FORMAT_CHARACTERS}]")
+
+
+class _CaseDumper(YAML_DUMPER):  # type: ignore[valid-type,misc]
+    """The YAML dumper of cases: a string holding a hidden character is double-quoted, the one
+    style whose escapes (``\\u202e``) YAML reads back as the character."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = '"' if _HIDDEN.search(value) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_CaseDumper.add_representer(str, _represent_str)
+
+
+def _yaml_escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def dump_case(case: Case) -> str:
-    """The case as YAML, in the field order of the format (round-trips through :func:`parse_case`)."""
+    """The case as YAML, in the field order of the format (round-trips through :func:`parse_case`).
+
+    No control or format character is written raw (they are YAML escapes in double-quoted
+    strings), so the text is as safe to print to a terminal as to save."""
     data = case.model_dump(mode="json", by_alias=True)
     if not data.get("llm_roles_only"):  # only LLM-only cases carry the marker
         data.pop("llm_roles_only", None)
-    return yaml.dump(data, Dumper=YAML_DUMPER, sort_keys=False, allow_unicode=True, width=100)
+    text = yaml.dump(data, Dumper=_CaseDumper, sort_keys=False, allow_unicode=True, width=100)
+    # libyaml escapes controls itself but writes format characters raw, even double-quoted; a
+    # hidden character can only be inside a double-quoted string here, where \\uXXXX reads back
+    return _HIDDEN.sub(_yaml_escape, text)

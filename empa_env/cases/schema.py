@@ -21,6 +21,7 @@ from typing import Literal, get_args
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from empa_env.safe_text import unprintable
 from epm.rubric import IEDR_INDICATORS, difficulty_band, dominant_axis, initial_deficit
 
 Priority = Literal["high", "medium", "low"]
@@ -71,6 +72,20 @@ class Persona(_Strict):
         "short: 20-50 characters; 60-100 when telling a memory or a released part of the story"
     )
     chat_principles: tuple[str, ...] = Field(min_length=1)
+
+    @field_validator("name")
+    @classmethod
+    def _printable_name(cls, name: str) -> str:
+        """A persona's name is shown in terminals, reports and prompts: the character rule of
+        every name a person chooses (:func:`~empa_env.safe_text.unprintable`), as policy names."""
+        bad = unprintable(name)
+        if bad:
+            shown = ", ".join(dict.fromkeys(f"U+{ord(ch):04X}" for ch in bad))
+            raise ValueError(
+                f"the name holds control, format or line-break characters ({shown}); use "
+                "letters, digits, spaces and punctuation"
+            )
+        return name
 
 
 class Priorities(_Strict):

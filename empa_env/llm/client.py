@@ -2,11 +2,11 @@
 
 Models are named as LiteLLM names them (``openai/gpt-4o``, ``hosted_vllm/NAME``, ...). A
 self-hosted OpenAI-compatible endpoint (``openai/NAME`` or ``hosted_vllm/NAME`` with an
-``api_base``, a model LiteLLM has no price for) is called through the ``openai`` SDK that LiteLLM
-itself uses, with one SDK client per endpoint and event loop (:func:`direct_transport`): the
-same request and the same retries, timeouts, failure records and answer cap, at less than half
-of LiteLLM's client CPU per call (``benchmarks/perf/perf_llm_concurrency.py``), which is what
-limits a run of many concurrent episodes. ``ClientConfig(transport="litellm")`` forces LiteLLM.
+``api_base``, a model LiteLLM has no price for) is called over plain HTTP, one session per event
+loop (:mod:`empa_env.llm.direct`): the same request and the same retries, timeouts, failure
+records and answer cap, at a fraction of LiteLLM's client CPU per call
+(``benchmarks/perf/perf_llm_concurrency.py``), which is what limits a run of many concurrent
+episodes. ``ClientConfig(transport="litellm")`` forces LiteLLM.
 
 It owns everything about *calling* a model, so roles only build messages and parse answers:
 
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import hashlib
 import json
 import logging
 import os
@@ -44,7 +45,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from empa_env.llm.cache import ResponseCache, cache_key, shared_cache
-from empa_env.secrets import remember_secret, scrub
+from empa_env.llm.direct import DIRECT_PROVIDERS, direct_transport, post_chat
+from empa_env.secrets import remember_secret, scrub, secret_values
 
 #: The default cap on one answer's size (characters of text and tool-call arguments); a role's
 #: answers are a few thousand characters, a misbehaving server's can be megabytes.
@@ -69,22 +71,39 @@ class LLMCallError(RuntimeError):
         self.attempts = attempts
 
 
-#: The first authentication failure of this process (``None`` while there was none): a run
-#: cannot recover from a refused key, so the runner stops at once when it sees one.
-_AUTH_FAILURE: list[str] = []
+#: Provider error kinds no retry and no later call fixes, and the line a run stops with: a
+#: refused key (401/403, a missing key) and a model or path the endpoint does not know (404).
+FATAL_KINDS: Mapping[str, str] = {
+    "auth": "an LLM refused the credentials ({where}); check the API key",
+    "not_found": "an LLM endpoint does not know the model or the path ({where}); check the model "
+    "name and the endpoint (--api-base)",
+}
+#: The fatal failures of this process by (model, endpoint, key digest), first first: the runner
+#: stops at once when it sees one, and no client asks the same model and endpoint with the same
+#: key again (the answer would be the same) until :func:`clear_fatal_failures`.
+_FATAL: dict[tuple[str, str, str], tuple[str, str]] = {}
 
 
-def auth_failure() -> str | None:
-    """The first authentication/permission error (401/403, missing key) of this process."""
-    return _AUTH_FAILURE[0] if _AUTH_FAILURE else None
+def fatal_failure() -> str | None:
+    """The line of the first fatal provider error (:data:`FATAL_KINDS`) of this process."""
+    first = next(iter(list(_FATAL.values())), None)
+    return first[1] if first else None
 
 
-def clear_auth_failure() -> None:
-    _AUTH_FAILURE.clear()
+def clear_fatal_failures() -> None:
+    """Forget the fatal failures (a new run; a key or model that was fixed meanwhile)."""
+    _FATAL.clear()
 
 
-class UnreadableAnswerError(ValueError):
-    """A 200 answer that is no chat completion (an HTML error page, an empty ``choices``)."""
+def _fatal_slot(cfg: ClientConfig, secret: str | None) -> tuple[str, str, str]:
+    key = hashlib.sha256(secret.encode()).hexdigest()[:16] if secret else ""
+    return cfg.model, cfg.api_base or "", key
+
+
+def _note_fatal(cfg: ClientConfig, secret: str | None, kind: str, message: str) -> None:
+    if kind in FATAL_KINDS:
+        line = FATAL_KINDS[kind].format(where=f"{cfg.model}: {message}")
+        _FATAL.setdefault(_fatal_slot(cfg, secret), (kind, line))
 
 
 #: How OpenAI-compatible servers say that a prompt is too long (a 400).
@@ -131,6 +150,10 @@ def classify_error(exc: BaseException) -> tuple[str, bool]:
             return "server_error" if status >= 500 else "rate_limit", True
         if status in (401, 403):
             return "auth", False
+        if status == 404:
+            return "not_found", False
+        if status == 400 and _CONTEXT_WINDOW.search(str(exc)):
+            return "context_window", False
         return "bad_request", False
     if isinstance(exc, ConnectionError | OSError):
         return "connection", True
@@ -492,159 +515,30 @@ async def _capped(coro: Any, cap: float) -> Any:
 
 
 # --------------------------------------------------------------------------------------------
-# the direct transport: a self-hosted OpenAI-compatible endpoint through the openai SDK
+# the direct transport (empa_env.llm.direct): a self-hosted endpoint over plain HTTP
 # --------------------------------------------------------------------------------------------
-#: LiteLLM providers that are plain OpenAI-compatible HTTP when given an ``api_base``, and the
-#: environment variable LiteLLM reads their key from.
-DIRECT_PROVIDERS: dict[str, str] = {
-    "openai": "OPENAI_API_KEY",
-    "hosted_vllm": "HOSTED_VLLM_API_KEY",
-}
-#: Request parameters the direct transport sends as they are (LiteLLM sends them unchanged to
-#: these providers too); a request with any other parameter goes through LiteLLM.
-DIRECT_PARAMS: frozenset[str] = frozenset(
-    {
-        "temperature", "max_tokens", "seed", "top_p", "stop", "n", "presence_penalty",
-        "frequency_penalty", "logit_bias", "response_format", "tools", "tool_choice", "user",
-        "logprobs", "top_logprobs", "parallel_tool_calls",
-    }
-)  # fmt: skip
-_PRICED: dict[str, bool] = {}
-
-
-def _price_table() -> Mapping[str, Any]:
-    """LiteLLM's model price table, without importing LiteLLM when it is not loaded yet.
-
-    The client reads LiteLLM's bundled table (``LITELLM_LOCAL_MODEL_COST_MAP``, which
-    :func:`import_litellm` sets), so reading that file gives the same table; a run whose every call
-    goes through the direct transport then never pays LiteLLM's import (seconds of CPU on a
-    busy machine, in every process and Ray worker)."""
-    import sys
-
-    loaded = sys.modules.get("litellm")
-    if loaded is not None and isinstance(getattr(loaded, "model_cost", None), dict):
-        return loaded.model_cost  # type: ignore[no-any-return]
-    from importlib.util import find_spec
-    from pathlib import Path
-
-    spec = find_spec("litellm")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        path = Path(folder) / "model_prices_and_context_window_backup.json"
-        try:
-            table = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(table, dict):
-            return table
-    return getattr(import_litellm(), "model_cost", {}) or {}
-
-
-def _priced_by_litellm(model: str) -> bool:
-    """Whether LiteLLM has a price (and so maybe parameter rules) for ``model``: such a model
-    (``openai/gpt-4o`` through a proxy) stays with LiteLLM, which prices and adapts its calls."""
-    if model not in _PRICED:
-        table = _price_table()
-        name = model.split("/", 1)[1]
-        _PRICED[model] = model in table or name in table
-    return _PRICED[model]
-
-
-def direct_transport(cfg: ClientConfig, params: Mapping[str, Any] | None = None) -> bool:
-    """Whether a request of ``cfg`` goes through the ``openai`` SDK directly.
-
-    Only a self-hosted OpenAI-compatible endpoint qualifies: ``openai/NAME`` or
-    ``hosted_vllm/NAME`` with an ``api_base``, a model LiteLLM has no price for (LiteLLM would
-    send the request unchanged and price it at 0), no parameter outside :data:`DIRECT_PARAMS`,
-    and ``transport="auto"``. LiteLLM's answer and the SDK's have the same fields, the SDK's
-    errors the same class names and statuses (:func:`classify_error`), and the request is the
-    same JSON; what is skipped is LiteLLM's per-call logging, cost and response conversion.
-    """
-    if cfg.transport != "auto" or not cfg.api_base or "/" not in cfg.model:
-        return False
-    if cfg.model.split("/", 1)[0] not in DIRECT_PROVIDERS:
-        return False
-    if any(
-        key not in DIRECT_PARAMS for key in (params if params is not None else cfg.extra_params)
-    ):
-        return False
-    return not _priced_by_litellm(cfg.model)
-
-
-#: One SDK client per event loop, endpoint and key (an HTTP connection pool belongs to the loop
-#: that opened it); dropped with the loop.
-_SDK_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, str], Any]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _sdk_client(api_base: str, api_key: str) -> Any:
-    from openai import AsyncOpenAI
-
-    loop = asyncio.get_running_loop()
-    with _LIMITS_LOCK:
-        table = _SDK_CLIENTS.setdefault(loop, {})
-        key = (api_base, api_key)
-        if key not in table:
-            # no retries of its own: LLMClient retries, counts and backs off
-            table[key] = AsyncOpenAI(base_url=api_base, api_key=api_key, max_retries=0)
-        return table[key]
-
-
-def _plain_post() -> Callable[[Any, dict[str, Any], float], Any] | None:
-    """``POST /chat/completions`` with the body as it is, parsed into the SDK's ChatCompletion.
-
-    ``chat.completions.create`` first walks the whole request against its TypedDicts (field
-    aliases, file uploads; none apply to a chat of plain JSON messages): most of the SDK's CPU
-    per call, growing with the conversation (2-5 ms a call at 30 turns). The body the client
-    builds is already the JSON a chat completion takes, and the server receives the same
-    request either way (tests/llm/test_client.py compares them)."""
-    try:
-        from openai._base_client import make_request_options
-        from openai.types.chat import ChatCompletion
-    except ImportError:  # pragma: no cover - other openai releases
-        return None
-    try:
-        make_request_options(timeout=1.0, security={"bearer_auth": True})
-        secured = True
-    except TypeError:  # pragma: no cover - releases without per-request security options
-        secured = False
-
-    async def post(client: Any, body: dict[str, Any], timeout: float) -> Any:
-        extra: dict[str, Any] = {"security": {"bearer_auth": True}} if secured else {}
-        options = make_request_options(timeout=timeout, **extra)
-        return await client.post(
-            "/chat/completions", cast_to=ChatCompletion, body=body, options=options
-        )
-
-    return post
-
-
 async def _direct_completion(
     cfg: ClientConfig, messages: list[dict[str, Any]], params: dict[str, Any], api_key: str | None
-) -> Any:
-    """One chat completion from ``cfg.api_base`` through the ``openai`` SDK (no retry).
+) -> dict[str, Any]:
+    """One chat completion from ``cfg.api_base`` over plain HTTP (no retry).
 
     The key is the caller's, else the provider's environment variable (as LiteLLM reads it),
     else a placeholder that is no credential (a local server needs *some* bearer token)."""
     provider, name = cfg.model.split("/", 1)
     key = api_key or os.environ.get(DIRECT_PROVIDERS[provider]) or "no-key"
-    client = _sdk_client(str(cfg.api_base), key)
-    post = _plain_post()
-    if post is None:  # an openai release without the helpers below: the typed call
-        response = await client.chat.completions.create(
-            model=name, messages=messages, timeout=cfg.timeout, **params
-        )
-    else:
-        response = await post(client, {"model": name, "messages": messages, **params}, cfg.timeout)
-    if not getattr(response, "choices", None):
-        raise UnreadableAnswerError(
-            f"the server's answer is no chat completion: {str(response)[:200]!r}"
-        )
-    return response
+    body = {"model": name, "messages": messages, **params}
+    return await post_chat(str(cfg.api_base), key, body, cfg.timeout)
+
+
+_LITELLM: list[Any] = []  # the module, once imported and set up
 
 
 def import_litellm() -> Any:
-    """Import LiteLLM lazily: a run served entirely from the cache never pays its import."""
+    """Import LiteLLM lazily: a run served entirely from the cache never pays its import. The
+    set-up runs once; its loggers are checked on every call (LiteLLM adds handlers late)."""
+    if _LITELLM:
+        _quiet_litellm_logs()
+        return _LITELLM[0]
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
@@ -655,6 +549,7 @@ def import_litellm() -> Any:
     litellm.suppress_debug_info = True
     litellm.telemetry = False
     _quiet_litellm_logs()
+    _LITELLM.append(litellm)
     return litellm
 
 
@@ -700,6 +595,12 @@ def _quiet_litellm_logs() -> None:
         for target in (logger, *logger.handlers):
             if _LITELLM_FILTER not in target.filters:
                 target.addFilter(_LITELLM_FILTER)
+
+
+def _field(answer: Any, name: str) -> Any:
+    """Field ``name`` of a part of an answer: a key of the direct transport's JSON, an attribute
+    of LiteLLM's objects (``None`` when absent, and for an absent part)."""
+    return answer.get(name) if isinstance(answer, dict) else getattr(answer, name, None)
 
 
 def answer_chars(completion: Completion) -> int:
@@ -792,18 +693,22 @@ class LLMClient:
         ``cache_if`` decides whether a fresh answer may be cached (a malformed or refused answer
         is not: a rerun asks again instead of replaying the same broken answer)."""
         cfg = self.config
-        messages = [dict(m) for m in messages]
+        request = [dict(m) for m in messages]  # the request's own (sent, hashed, never changed)
         params = self.request_params(response_format, tools, tool_choice, overrides)
-        key = cache_key(cfg.model, messages, params, prompt_version)
-        if use_cache and self.cache is not None:
+        key = None if self.cache is None else cache_key(cfg.model, request, params, prompt_version)
+        if use_cache and self.cache is not None and key is not None:
             hit = self.cache.get(key)
             cached = Completion.from_payload(hit) if hit is not None else None
             if cached is not None and answer_chars(cached) <= cfg.max_answer_chars:
                 self.ledger.add(role, cache_hits=1)
                 return cached
 
-        completion = await self._call_with_retries([dict(m) for m in messages], params, role)
-        if self.cache is not None and (cache_if is None or cache_if(completion)):
+        completion = await self._call_with_retries(request, params, role)
+        if (
+            self.cache is not None
+            and key is not None
+            and (cache_if is None or cache_if(completion))
+        ):
             self.cache.put(key, completion.payload(), cfg.model, prompt_version)
         return completion
 
@@ -819,7 +724,8 @@ class LLMClient:
         messages = [{"role": "user", "content": "Reply with the word OK."}]
         secret = cfg.resolved_api_key()
         remember_secret(secret)
-        if not direct_transport(cfg, params):
+        direct = direct_transport(cfg, params)
+        if not direct:
             import_litellm()
         kind, message, wait_hint = "other", "", None
         for attempt in range(cfg.max_retries + 1):
@@ -827,7 +733,8 @@ class LLMClient:
                 self.ledger.add(role, retries=1)
                 await asyncio.sleep(self.backoff(attempt - 1, wait_hint))
             try:
-                await _capped(self._acompletion(messages, params, secret), _outer_timeout(cfg))
+                call = self._acompletion(messages, params, secret, direct)
+                await _capped(call, _outer_timeout(cfg))
             except TimeoutError:
                 kind, wait_hint = "timeout", None
                 message = f"{cfg.model} gave no answer within {_outer_timeout(cfg):.0f} s"
@@ -836,8 +743,7 @@ class LLMClient:
                 _mark_warm()
                 kind, retryable = classify_error(exc)
                 message = _scrub(f"{type(exc).__name__}: {exc}", [secret])
-                if kind == "auth" and not _AUTH_FAILURE:
-                    _AUTH_FAILURE.append(f"{cfg.model}: {message}")
+                _note_fatal(cfg, secret, kind, message)
                 if not retryable:
                     raise LLMCallError(kind, message, False, attempt + 1) from None
                 wait_hint = retry_after_s(exc)
@@ -858,8 +764,13 @@ class LLMClient:
         cfg = self.config
         secret = cfg.resolved_api_key()
         remember_secret(secret)
+        fatal = _FATAL.get(_fatal_slot(cfg, secret)) if _FATAL else None
+        if fatal is not None:  # refused before, with the same key: not asked again
+            self.ledger.count(role, "errors", fatal[0])
+            raise LLMCallError(fatal[0], f"not called: {fatal[1]}", False, 0)
         semaphore = model_semaphore(f"{self.limit_key}/{role}", self.concurrency_limit())
-        if not direct_transport(cfg, params):
+        direct = direct_transport(cfg, params)
+        if not direct:
             import_litellm()  # import before any timer starts: the first import takes seconds
         last_kind, last_message = "other", ""
         wait_hint: float | None = None  # the server's Retry-After on the last failure
@@ -873,7 +784,7 @@ class LLMClient:
                 self.ledger.add(role, requests=1)
                 try:
                     response = await _capped(
-                        self._acompletion(messages, params, secret), _outer_timeout(cfg)
+                        self._acompletion(messages, params, secret, direct), _outer_timeout(cfg)
                     )
                 except asyncio.CancelledError:
                     raise
@@ -889,8 +800,7 @@ class LLMClient:
                     last_kind, retryable = classify_error(exc)
                     last_message = _scrub(f"{type(exc).__name__}: {exc}", [secret])
                     self.ledger.count(role, "errors", last_kind)
-                    if last_kind == "auth" and not _AUTH_FAILURE:
-                        _AUTH_FAILURE.append(f"{cfg.model}: {last_message}")
+                    _note_fatal(cfg, secret, last_kind, last_message)
                     if not retryable:
                         raise LLMCallError(last_kind, last_message, False, attempt + 1) from None
                     wait_hint = retry_after_s(exc)
@@ -925,11 +835,17 @@ class LLMClient:
         )
 
     async def _acompletion(
-        self, messages: list[dict[str, Any]], params: dict[str, Any], api_key: str | None
+        self,
+        messages: list[dict[str, Any]],
+        params: dict[str, Any],
+        api_key: str | None,
+        direct: bool,
     ) -> Any:
-        """One request, no retry: through the ``openai`` SDK for a self-hosted OpenAI-compatible
-        endpoint (:func:`direct_transport`), through LiteLLM otherwise."""
+        """One request, no retry: straight to a self-hosted OpenAI-compatible endpoint when
+        ``direct`` (:func:`direct_transport`), through LiteLLM otherwise."""
         cfg = self.config
+        if direct:
+            return await _direct_completion(cfg, messages, params, api_key)
         kwargs: dict[str, Any] = dict(params)
         if cfg.api_base:
             kwargs["api_base"] = cfg.api_base
@@ -940,35 +856,35 @@ class LLMClient:
             # credential and exists only for the request. When the provider's variable is set
             # (a proxy, a hosted endpoint), LiteLLM reads the real key from it instead.
             kwargs["api_key"] = "no-key"
-        if direct_transport(cfg, params):
-            return await _direct_completion(cfg, messages, params, api_key)
         return await import_litellm().acompletion(
             model=cfg.model, messages=messages, timeout=cfg.timeout, num_retries=0, **kwargs
         )
 
     def _to_completion(self, response: Any, attempts: int, latency: float) -> Completion:
-        choice = response.choices[0]
-        message = choice.message
+        """The :class:`Completion` of an answer: the direct transport's JSON (a dict) or
+        LiteLLM's response object, read field by field alike (:func:`_field`)."""
+        choice = _field(response, "choices")[0]
+        message = _field(choice, "message")
         calls = []
-        for call in getattr(message, "tool_calls", None) or ():
-            function = getattr(call, "function", None)
-            if function is None or not getattr(function, "name", None):
+        for call in _field(message, "tool_calls") or ():
+            function = _field(call, "function")
+            name = _field(function, "name")
+            if not name:
                 continue
-            args = function.arguments
-            calls.append(
-                ToolCall(function.name, args if isinstance(args, str) else json.dumps(args))
-            )
-        usage = getattr(response, "usage", None)
-        prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
-        completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+            args = _field(function, "arguments")
+            calls.append(ToolCall(str(name), args if isinstance(args, str) else json.dumps(args)))
+        usage = _field(response, "usage")
+        prompt_tokens = int(_field(usage, "prompt_tokens") or 0)
+        completion_tokens = int(_field(usage, "completion_tokens") or 0)
+        secrets = secret_values()  # once per answer, not once per text
         return Completion(
-            text=scrub(str(getattr(message, "content", None) or "")),
-            tool_calls=tuple(ToolCall(c.name, scrub(c.arguments)) for c in calls),
-            finish_reason=getattr(choice, "finish_reason", None),
+            text=scrub(str(_field(message, "content") or ""), known=secrets),
+            tool_calls=tuple(ToolCall(c.name, scrub(c.arguments, known=secrets)) for c in calls),
+            finish_reason=_field(choice, "finish_reason"),
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             cost_usd=self._cost(response, prompt_tokens, completion_tokens),
-            model=str(getattr(response, "model", "") or self.config.model),
+            model=str(_field(response, "model") or self.config.model),
             attempts=attempts,
             latency_s=latency,
         )

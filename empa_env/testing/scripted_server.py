@@ -19,7 +19,9 @@ Faults are scheduled in two ways, both deterministic under concurrency:
   marker. A policy can thus put a fault into one particular turn of one particular episode.
 
 A fixed ``latency`` (seconds per request) makes the benchmark's critical path exact. Run it by
-hand with ``python -m empa_env.testing.scripted_server --port 8011 --latency 0.05``.
+hand with ``python -m empa_env.testing.scripted_server --port 8011 --latency 0.05`` (``--port 0``:
+any free port, printed); such a server in another process shows its request log at ``GET /_log``
+(``DELETE /_log`` clears it). The file needs nothing but the standard library.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import re
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -42,6 +44,9 @@ FAULT_KINDS: tuple[str, ...] = (
 )  # fmt: skip
 ROLES: tuple[str, ...] = ("judger", "actor", "director", "iedr", "nee", "case-writer")
 REFUSAL_TEXT = "I'm sorry, but I can't help with that request."
+#: ``GET`` the request log (every :class:`RequestRecord` but its body), ``DELETE`` to clear it:
+#: what a test or benchmark reads of a server started in another process (``main``).
+LOG_PATH = "/_log"
 
 _ROLE_RE = re.compile(r"You are (?:the |an? )?EMPA ([A-Za-z-]+)")
 _MARKER_RE = re.compile(r"\[\[fault:([a-z0-9_]+)(?:@([a-z-]+))?(?:\*(\d+))?(?:#([\w.-]+))?\]\]")
@@ -410,6 +415,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
         elif self.path.rstrip("/") in ("/health", "/v1/health"):
             self._send(200, {"status": "ok"})
+        elif self.path.rstrip("/") == LOG_PATH:  # the log, for a server in another process
+            state = self.server.state
+            with state.lock:
+                log = [
+                    {k: v for k, v in asdict(r).items() if k != "body"} for r in state.log
+                ]  # fmt: skip
+            self._send(200, {"requests": log})
+        else:
+            self._send(404, {"error": {"message": "not found"}})
+
+    def do_DELETE(self) -> None:  # noqa: N802 - stdlib naming
+        if self.path.rstrip("/") == LOG_PATH:
+            with self.server.state.lock:
+                self.server.state.log.clear()
+            self._send(200, {"cleared": True})
         else:
             self._send(404, {"error": {"message": "not found"}})
 
@@ -694,7 +714,7 @@ def main(argv: list[str] | None = None) -> int:
         description="Scripted OpenAI-compatible server for empa-gym tests."
     )
     parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8011)
+    parser.add_argument("--port", type=int, default=8011, help="0: any free port (printed)")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every reply")
     args = parser.parse_args(argv)
     server = ScriptedLLMServer(args.host, args.port, latency=args.latency)

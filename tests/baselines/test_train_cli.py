@@ -167,9 +167,27 @@ def test_missing_train_extra_prints_one_line_and_exits_2(monkeypatch, capsys):
     for sub in ("sft", "rm", "mica", "grpo-trl"):
         assert main([sub, "--help"]) == 2
         err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "Traceback" not in err
-        assert "pip install torch==2.13.0 && pip install 'empa-gym[train]'" in err
+        assert err.count("\n") == 1 and err.startswith("error: ") and "Traceback" not in err
+        assert 'pip install -e ".[train]"' in err and "missing: trl" in err  # the README's words
     assert os.environ["HF_HUB_OFFLINE"] == "1"  # use_offline_hub() ran at the command's start
+
+
+def test_train_help_on_the_base_install_says_how_to_install_in_one_error_line():
+    """A process without torch, transformers and trl (as after `pip install -e .`)."""
+    code = (
+        "import sys; sys.modules.update(torch=None, transformers=None, trl=None); "
+        "from empa_env.cli import main; raise SystemExit(main(sys.argv[1:]))"
+    )
+    for argv in (["train", "mica", "--help"], ["train", "sft", "--help"], ["train", "rm"]):
+        done = subprocess.run(
+            [sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 2, done.stderr
+        err = done.stderr.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: empa train needs the 'train' extra")
+        assert (
+            'pip install -e ".[train]"' in err[0] and "missing: torch, transformers, trl" in err[0]
+        )
 
 
 def test_importing_the_cli_sets_no_environment_variables():

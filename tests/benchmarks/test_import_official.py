@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -333,3 +334,49 @@ def test_hostile_files_beside_good_ones_are_skipped_and_the_rest_imported(
     with RunStore(run_dir) as store:
         assert store.count() == 25
         assert all(Path(c).name == c for c in store.config["cases"])
+
+
+@pytest.fixture
+def nested(tmp_path: Path) -> Iterator[Callable[[Path, int], Path]]:
+    """``nested(top, depth)`` makes ``top/d/d/.../d``, ``depth`` folders deep, one level at a time
+    (``os.makedirs`` recurses once per level), and removes it bottom-up afterwards (so does
+    ``shutil.rmtree``, which pytest's clean-up of old temporary folders would run into)."""
+    made: list[Path] = []
+
+    def make(top: Path, depth: int) -> Path:
+        top.mkdir(parents=True)
+        folder = top
+        for _ in range(depth):
+            folder = folder / "d"
+            folder.mkdir()
+            made.append(folder)
+        return folder
+
+    yield make
+    for folder in reversed(made):
+        for entry in folder.iterdir():
+            if entry.name != "d":
+                entry.unlink()
+        folder.rmdir()
+
+
+def test_a_folder_nested_a_thousand_deep_is_one_clear_error_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], nested: Callable[[Path, int], Path]
+) -> None:
+    bottom = nested(tmp_path / "src", 1000)
+    (bottom / "script_001_result.json").write_text("{}", encoding="utf-8")
+    assert main(["import", "official", str(tmp_path / "src"), "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "RecursionError" not in err
+    assert err.strip().splitlines()[-1].startswith("error: none of the published episodes")
+    assert "script_001_result.json" in err  # found at the bottom, refused with its reason
+
+
+@needs_data
+def test_an_episode_a_thousand_folders_deep_is_imported(
+    tmp_path: Path, nested: Callable[[Path, int], Path]
+) -> None:
+    bottom = nested(tmp_path / "src", 1000)
+    shutil.copy(RUNS / "gpt-4o" / "script_021_result.json", bottom)
+    report = import_official(tmp_path / "src", tmp_path / "run")
+    assert report.imported == 1 and not report.errors

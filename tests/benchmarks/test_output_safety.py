@@ -9,12 +9,15 @@ import errno
 import json
 import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from empa_env.atomic import OutputError, atomic_open, atomic_write
+from empa_env.atomic import OutputError, atomic_open, atomic_write, sweep_abandoned
 from empa_env.cli import main
 
 HOSTILE_POLICY = """
@@ -109,6 +112,62 @@ def test_show_never_prints_escape_sequences_from_replies(run, capsys):
             assert "\x1b" not in out
 
 
+#: Starts writing ``sys.argv[1]`` atomically, says so on stdout, and waits (to be killed).
+WRITE_AND_WAIT = """
+import sys, time
+from empa_env.atomic import atomic_open
+with atomic_open(sys.argv[1]) as fh:
+    fh.write("half of the new")
+    fh.flush()
+    print("writing", flush=True)
+    time.sleep(120)
+"""
+
+
+def _start_writing(target: Path) -> subprocess.Popen[str]:
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITE_AND_WAIT, str(target)], stdout=subprocess.PIPE, text=True
+    )
+    assert writer.stdout is not None and writer.stdout.readline().strip() == "writing"
+    return writer
+
+
+def test_the_next_write_sweeps_what_a_killed_write_left_and_nothing_else(tmp_path):
+    target = tmp_path / "report.html"
+    atomic_write(target, "previous\n")
+    killed = _start_writing(target)
+    killed.send_signal(signal.SIGKILL)
+    killed.wait(timeout=30)
+    (left,) = [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert left.name.startswith(".report.html.") and target.read_text() == "previous\n"
+    others = [".report.html.bak", ".index.html.abcdefgh.tmp", ".report.html.not-mine.tmp"]
+    for name in others:
+        (tmp_path / name).write_text("not a temporary file of this write")
+    before = set(tmp_path.iterdir())
+    live = _start_writing(target)  # another process writing the same file right now
+    try:
+        (writing,) = set(tmp_path.iterdir()) - before
+        atomic_write(target, "new\n")
+        assert target.read_text() == "new\n"
+        assert not left.exists()  # abandoned by the killed writer: swept
+        assert writing.exists()  # locked by a live writer: left alone
+        assert all((tmp_path / name).exists() for name in others)  # not this pattern
+    finally:
+        live.kill()
+        live.wait(timeout=30)
+
+
+def test_a_write_in_progress_in_this_process_is_never_swept(tmp_path):
+    target = tmp_path / "results.json"
+    with atomic_open(target) as outer:
+        outer.write("outer")
+        assert sweep_abandoned(target) == []
+        atomic_write(target, "inner")  # the same file again, meanwhile
+    assert target.read_text() == "outer" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "results.json"
+    ]
+
+
 def test_a_name_that_would_forge_lines_is_refused(tmp_path, capsys):
     out = tmp_path / "run"
     for name in ("good\n 1  forged  100.0", "a|b", "\x1b[31mred"):
@@ -119,18 +178,48 @@ def test_a_name_that_would_forge_lines_is_refused(tmp_path, capsys):
 
 
 # --- damaged rows, read-only runs ---------------------------------------------------------------
-def test_a_damaged_stored_trajectory_is_one_error_line(run, capsys):
+def _without(*path: str | int):
+    """A damage: the stored trajectory without the field at ``path`` (keys and list indexes)."""
+
+    def damage(text: str) -> str:
+        record = json.loads(text)
+        holder = record
+        for step in path[:-1]:
+            holder = holder[step]
+        del holder[path[-1]]
+        return json.dumps(record)
+
+    return damage
+
+
+@pytest.mark.parametrize(
+    ("damage", "reason"),
+    [
+        (lambda text: "{", "Expecting property name"),
+        (_without("turns"), "trajectory has no 'turns'"),  # was read as an episode of 0 turns
+        (_without("outcome"), "trajectory has no 'outcome'"),
+        (_without("turns", 0, "reward"), "turns[0] has no 'reward'"),
+        (_without("turns", 0, "judgement", "evidence"), "turns[0].judgement has no 'evidence'"),
+    ],
+    ids=["not-json", "no-turns", "no-outcome", "turn-without-reward", "judgement-without-evidence"],
+)
+def test_a_damaged_stored_trajectory_is_one_error_line(run, capsys, damage, reason):
     con = sqlite3.connect(run / "results.sqlite")
-    con.execute(
-        "UPDATE episodes SET trajectory = '{' WHERE rowid = (SELECT MIN(rowid) FROM episodes)"
-    )
+    key, text = con.execute(
+        "SELECT episode_key, trajectory FROM episodes WHERE model = ?", (HTML_NAME,)
+    ).fetchone()
+    con.execute("UPDATE episodes SET trajectory = ? WHERE episode_key = ?", (damage(text), key))
     con.commit()
     con.close()
-    for command in (["show", str(run), "--all"], ["report", str(run)], ["export", str(run)]):
+    resumed = ["bench", "--quiet", "--no-report", "--judger", "lexicon", "--max-turns", "12",
+               "--limit", "2", "--out", str(run), "--policy", f"{HTML_NAME}=scripted:advice_giver"]  # fmt: skip
+    commands = (["show", str(run), "--all"], ["report", str(run)], ["export", str(run)], resumed)
+    for command in commands:
         capsys.readouterr()
         assert main(command) == 2, command
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "is damaged" in err[0] and err[0].startswith("error: "), err
+        assert reason in err[0], err
 
 
 def test_a_read_only_run_can_be_shown_reported_and_exported(run, tmp_path, capsys, monkeypatch):
@@ -172,3 +261,32 @@ def _names_are_escaped(report: Path) -> None:
     assert "<script>" not in markdown and "&lt;script&gt;" in markdown
     html = (report / "report.html").read_text(encoding="utf-8")
     assert "<script>alert" not in html
+
+
+def test_every_format_separator_and_surrogate_character_reaches_a_terminal_escaped():
+    import unicodedata
+
+    from empa_env.safe_text import terminal_safe
+
+    hidden = [
+        chr(code)
+        for code in range(sys.maxunicode + 1)
+        if unicodedata.category(chr(code)) in ("Cc", "Cf", "Zl", "Zp", "Cs")
+        and chr(code) not in "\n\t"
+    ]
+    assert len(hidden) > 200  # this Python's Unicode database, whatever its version
+    shown = terminal_safe("".join(hidden))
+    assert not [f"U+{ord(ch):04X}" for ch in hidden if ch in shown]
+    assert terminal_safe("Ayşe, 中文, café, 😀, tab\there\nnew line") == (
+        "Ayşe, 中文, café, 😀, tab\there\nnew line"
+    )  # letters, emoji, tabs and newlines as they are
+
+
+def test_a_run_summary_shows_an_error_s_control_characters_as_escapes(tmp_path):
+    from benchmarks.runner import RunSummary
+
+    message = "ValueError: the reply \x1b[2J\u202etxt.exe was refused\nTraceback line"
+    summary = RunSummary(tmp_path / "run\u202e", 2, 0, 1, 1, {message: ["mine|empa30-001|0"]})
+    text = str(summary)
+    assert "\\x1b[2J\\u202etxt.exe" in text and "run\\u202e" in text
+    assert not any(ch in text for ch in "\x1b\u202e")

@@ -126,3 +126,55 @@ def test_suite_validate_and_stats(capsys):
     assert main(["cases", "stats", "--suite", "empa30-v1"]) == 0
     out = capsys.readouterr().out
     assert "empa30-v1: 30 case(s)" in out and "hard           11" in out
+
+
+#: Characters that must never reach a terminal raw: a right-to-left override (reorders what is
+#: shown), zero-width space and joiner, a tag character, a line separator, an ANSI sequence.
+HIDDEN = "\u202e\u200b\u200d\U000e0041\u2028\x1b"
+
+
+def test_show_and_list_print_no_control_or_format_character_raw(tmp_path, small_pool, capsys):
+    case = small_pool[0]
+    data = case.model_dump(mode="json", by_alias=True)
+    data["profile"]["vent"] = f"My bank{HIDDEN}[2J closed. Everything moved to an app."
+    data["persona"]["social_persona"] = "Neighbour\u202e.exe\u2066 on the third floor."
+    path = tmp_path / "cases" / "hidden.yaml"
+    path.parent.mkdir()
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    assert main(["cases", "show", str(path)]) == 0
+    shown = capsys.readouterr().out
+    assert not any(ch in shown for ch in HIDDEN + "\u2066"), [c for c in HIDDEN if c in shown]
+    assert "\\u202e" in shown  # shown as an escape, and as one YAML reads back:
+    again = yaml.safe_load(shown)
+    assert again["profile"]["vent"] == data["profile"]["vent"]
+    assert again["persona"]["social_persona"] == data["persona"]["social_persona"]
+    assert main(["cases", "list", "--pool", str(path.parent)]) == 0
+    assert not any(ch in capsys.readouterr().out for ch in HIDDEN)
+
+
+def test_a_persona_name_with_a_format_character_is_refused_as_a_policy_name_is(
+    tmp_path, small_pool, capsys
+):
+    data = small_pool[0].model_dump(mode="json", by_alias=True)
+    for name in ("Ann\u202eeva", "Ann\u200bEva", "Ann\nEva", "Ann\x1b[31mEva"):
+        data["persona"]["name"] = name
+        path = tmp_path / "named.yaml"
+        path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+        assert main(["cases", "validate", str(path)]) == 1
+        out = capsys.readouterr().out
+        assert f"{path}: persona.name:" in out and "format" in out, out
+        assert not any(ch in out for ch in HIDDEN)
+        code = main(["bench", "--quiet", "--no-report", "--limit", "1", "--max-turns", "12",
+                     "--out", str(tmp_path / "run"), "--policy", f"{name}=scripted:advice_giver"])  # fmt: skip
+        assert code == 2 and "policy name" in capsys.readouterr().err
+
+
+def test_an_error_line_and_a_problem_show_a_path_s_format_characters_as_escapes(tmp_path, capsys):
+    hostile = str(tmp_path / "no\u202edir\x1b]0;title\x07")
+    assert main(["show", hostile]) == 2  # the path in an error line
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "\\u202e" in err and "\\x1b" in err, err
+    assert not any(ch in err for ch in "\u202e\x1b\x07")
+    assert main(["cases", "validate", hostile]) == 1  # the path in a validation problem
+    out = capsys.readouterr().out
+    assert "\\u202e" in out and not any(ch in out for ch in "\u202e\x1b\x07")

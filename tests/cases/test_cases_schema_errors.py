@@ -173,3 +173,40 @@ def test_a_deeply_nested_file_is_a_case_error_not_a_recursion_error(case_data, t
     assert main(["cases", "validate", str(deep)]) == 1
     captured = capsys.readouterr()
     assert "Traceback" not in captured.err and "nested too deeply" in captured.out + captured.err
+
+
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_an_integer_of_5000_digits_is_one_problem_naming_the_file(case_data, tmp_path, suffix):
+    # Python refuses to convert integers of more than 4,300 digits (a ValueError that is not a
+    # parser's syntax error): it was a traceback in `empa bench --cases DIR`
+    path = tmp_path / f"huge{suffix}"
+    text = json.dumps(case_data).replace(f'"age": {case_data["persona"]["age"]}', '"age": AGE')
+    path.write_text(text.replace("AGE", "9" * 5000), encoding="utf-8")
+    with pytest.raises(CaseError) as err:
+        load_case(path)
+    issue = _only_issue(err.value)
+    assert issue.path == str(path) and "4300 digits" in issue.message
+    assert "set_int_max_str_digits" not in issue.message  # advice for programmers, not users
+
+
+def test_bench_and_validate_name_a_case_file_with_a_5000_digit_integer(
+    case_data, write_case, tmp_path, capsys
+):
+    from empa_env.cli import main
+
+    cases = tmp_path / "cases"
+    write_case("good.yaml", case_data, cases)
+    bad = dict(case_data, id=case_data["id"] + "-b")
+    path = write_case("bad.yaml", bad, cases)
+    path.write_text(
+        path.read_text().replace(f"age: {case_data['persona']['age']}", "age: " + "9" * 5000)
+    )
+    out = tmp_path / "run"
+    code = main(["bench", "--quiet", "--no-report", "--cases", str(cases), "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert err[0].startswith("error: ") and str(path) in err[0] and "4300 digits" in err[0]
+    assert not out.exists()  # refused before the run directory was made
+    assert main(["cases", "validate", str(cases)]) == 1  # a validation report: every problem
+    printed = capsys.readouterr().out
+    assert f"{path}: not valid YAML" in printed and "Traceback" not in printed

@@ -4,7 +4,6 @@ what it declares by name."""
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import textwrap
 from pathlib import Path
@@ -14,7 +13,7 @@ import pytest
 from empa_env import EMPAEnv, EnvConfig, EnvContext, LLMOptions
 from empa_env.backends import judgers, resolve_role, rewards
 from empa_env.offline.judger import OfflineJudger
-from empa_env.registry import provenance
+from empa_env.registry import plugin_sources, provenance, sources_digest
 from empa_env.rollout import play_episode
 from empa_env.testing.policies import attuned
 from epm.rewards import RewardFunction
@@ -181,8 +180,7 @@ def test_a_plugin_module_is_identified_by_its_source(tmp_path, monkeypatch):
     try:
         env = EMPAEnv("empa30-v1", judger="python:my_empa_judge:MyJudge")
         spec = env.describe()["roles"]["judger"]["spec"]
-        digest = "sha256:" + hashlib.sha256(source.encode()).hexdigest()
-        assert spec["source_sha256"] == digest
+        assert spec["source_sha256"] == sources_digest(tmp_path, [module])
     finally:
         sys.modules.pop("my_empa_judge", None)
     builtin = EMPAEnv("empa30-v1").describe()["roles"]["judger"]["spec"]
@@ -199,5 +197,7 @@ def test_a_factory_registered_in_code_is_identified_by_its_module():
     finally:
         judgers.unregister("test-here")
     recorded = provenance(judge)
-    this_file = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
-    assert recorded is not None and recorded.source_sha256 == f"sha256:{this_file}"
+    # this module's package is the test suite: its files, this one among them
+    root, files = plugin_sources(Path(__file__))
+    assert Path(__file__).resolve() in files and root == Path(__file__).resolve().parents[2]
+    assert recorded is not None and recorded.source_sha256 == sources_digest(root, files)

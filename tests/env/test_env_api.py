@@ -13,6 +13,8 @@ from gymnasium.wrappers import RecordEpisodeStatistics, TimeLimit
 
 import empa_env  # noqa: F401  (registers the ids)
 from empa_env.env import EMPAEnv
+from empa_env.offline.judger import OfflineJudger
+from empa_env.roles.base import Judger
 from empa_env.spaces import UnicodeText
 from empa_env.testing import policies as sp
 
@@ -198,3 +200,98 @@ def test_reset_options_that_are_not_a_mapping_are_a_clear_error():
             asyncio.run(env.areset(options=bad))  # type: ignore[arg-type]
     observation, info = env.reset(seed=0, options=None)
     assert observation and info["turn"] == 0
+
+
+def test_unknown_reset_options_are_refused_naming_the_known_ones():
+    env = EMPAEnv("empa30-v1", max_turns=12)
+    for bad in ({"bogus": 1}, {"cases": "empa30-001"}, {"case": "empa30-001", "seed": 3}):
+        with pytest.raises(ValueError, match=r"unknown reset option.*known: 'case'"):
+            env.reset(options=bad)
+        with pytest.raises(ValueError, match=r"unknown reset option"):
+            asyncio.run(env.areset(options=bad))
+    _, info = env.reset(seed=0, options={"case": "empa30-001"})  # still usable
+    assert info["case_id"] == "empa30-001"
+
+
+class _HeldJudge(Judger):
+    """The lexicon judge (OfflineJudger), whose first rating waits until the test lets it go."""
+
+    def __init__(self, entered, release):
+        self.inner, self.entered, self.release = OfflineJudger(), entered, release
+
+    def judge(self, view):
+        if not self.entered.is_set():
+            self.entered.set()
+            assert self.release.wait(30)
+        return self.inner.judge(view)
+
+
+def test_one_environment_stepped_from_two_threads_refuses_the_second_call():
+    import threading
+
+    from empa_env.env import ConcurrentUseError
+
+    entered, release = threading.Event(), threading.Event()
+    env = EMPAEnv("empa30-v1", max_turns=12, judger=_HeldJudge(entered, release))
+    env.reset(seed=0, options={"case": "empa30-001"})
+    first = threading.Thread(target=env.step, args=("That sounds hard. What happened?",))
+    first.start()
+    assert entered.wait(30)  # the first step is inside the judge
+    try:
+        for call in (lambda: env.step("Another reply."), lambda: env.reset(seed=1)):
+            with pytest.raises(ConcurrentUseError, match="another thread or task"):
+                call()
+        with pytest.raises(ConcurrentUseError):
+            asyncio.run(env.astep("Another reply."))
+    finally:
+        release.set()
+        first.join(30)
+    env.step("So what happened after that?")  # free again once the first step ended
+    roles = [m["role"] for m in env.unwrapped.messages]
+    assert roles == ["user", "assistant"] * 2 + ["user"]  # alternating: nothing interleaved
+
+
+def test_many_threads_on_one_environment_never_corrupt_it():
+    import threading
+
+    from empa_env.env import ConcurrentUseError
+
+    env = EMPAEnv("empa30-v1", max_turns=12)
+    env.reset(seed=0, options={"case": "empa30-001"})
+    start, refused, done = threading.Barrier(8), [], []
+
+    def play():
+        start.wait()
+        for _ in range(20):
+            try:
+                _, _, terminated, truncated, _ = env.step("That sounds hard. What happened?")
+            except ConcurrentUseError:
+                refused.append(1)
+            except RuntimeError:  # the episode ended in another thread
+                return
+            else:
+                if terminated or truncated:
+                    done.append(1)
+                    return
+
+    threads = [threading.Thread(target=play) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    messages = env.unwrapped.messages
+    turns = env.unwrapped.trajectory.num_turns
+    assert len(messages) in (2 * turns, 2 * turns + 1)  # the opening, then reply and answer
+    assert all(m["role"] == ("user" if i % 2 == 0 else "assistant") for i, m in enumerate(messages))
+
+
+def test_an_environment_pickles_mid_episode_and_the_copy_plays_on_alike():
+    import pickle
+
+    env = gym.make("EMPA-Bench-v0", max_turns=12)
+    env.reset(seed=0, options={"case": "empa30-001"})
+    env.step("That sounds hard. What happened?")
+    copy = pickle.loads(pickle.dumps(env))
+    reply = "It sounds like the app made you feel shut out. What would help most now?"
+    assert copy.step(reply)[:4] == env.step(reply)[:4]
+    assert copy.unwrapped.trajectory == env.unwrapped.trajectory

@@ -3,7 +3,6 @@ suite or a policy kind, and nothing dispatches on strings."""
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import textwrap
 from pathlib import Path
@@ -17,7 +16,7 @@ from empa_env.cases.suites import _REGISTERED, available_suites, load_suite, reg
 from empa_env.languages import language
 from empa_env.offline.judger import OfflineJudger
 from empa_env.policy import PolicySpecError, load_policy
-from empa_env.registry import Registry, RegistryError, provenance
+from empa_env.registry import Registry, RegistryError, provenance, sources_digest
 from epm.trajectory import Judgement
 
 SUITE_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "suites" / "empa30-v1"
@@ -58,7 +57,7 @@ def test_a_judge_in_one_file_needs_no_edit_elsewhere(tmp_path):
         "name": "python",
         "argument": f"{path}:AlwaysClarifies",
         # the file's content identifies it too: an edited file is another configuration
-        "source_sha256": "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest(),
+        "source_sha256": sources_digest(tmp_path, [path]),
     }
 
 

@@ -127,3 +127,41 @@ def test_evaluate_many_ragged() -> None:
     assert rows[1]["E_total"] == pytest.approx(3.0)
     assert rows[1]["mean_alignment"] == pytest.approx(3 / np.sqrt(10) / 2)
     assert evaluate_many([]) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        (("turns",), "trajectory has no 'turns'"),  # not an episode of no turns
+        (("outcome",), "trajectory has no 'outcome'"),
+        (("p0",), "trajectory has no 'p0'"),
+        (("turns", 1, "status"), "turns[1] has no 'status'"),
+        (("turns", 0, "judgement", "failed"), "turns[0].judgement has no 'failed'"),
+    ],
+)
+def test_a_record_without_a_field_it_always_had_is_refused_naming_it(path, message) -> None:
+    record = build([-3.0, -4.0, 0.0], JUDGEMENTS).to_dict()
+    holder = record
+    for step in path[:-1]:
+        holder = holder[step]
+    del holder[path[-1]]
+    with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        Trajectory.from_dict(record)
+
+
+def test_a_record_written_before_a_field_was_added_reads_with_its_default() -> None:
+    traj = build([-3.0, -4.0, 0.0], JUDGEMENTS)
+    record = traj.to_dict()
+    for turn in record["turns"]:
+        del turn["actor_fallback"]  # added after the record's first version
+    assert Trajectory.from_dict(record) == traj
+
+
+def test_unknown_fields_and_wrong_shapes_are_refused() -> None:
+    record = build([-3.0, -4.0, 0.0], JUDGEMENTS).to_dict()
+    with pytest.raises(ValueError, match="unknown field"):
+        Trajectory.from_dict({**record, "extra": 1})
+    with pytest.raises(ValueError, match="turns is a dict, not a list"):
+        Trajectory.from_dict({**record, "turns": {}})
+    with pytest.raises(ValueError, match=r"turns\[0\] is a str, not a record"):
+        Trajectory.from_dict({**record, "turns": ["x"]})

@@ -32,6 +32,17 @@ def _server():
     server.stop()
 
 
+@pytest.fixture(autouse=True)
+def _no_fatal_failure_of_another_test():
+    """A refused key or unknown model is remembered per process (no client asks again); the
+    session's one server makes every test's model and endpoint the same."""
+    from empa_env.llm.client import clear_fatal_failures
+
+    clear_fatal_failures()
+    yield
+    clear_fatal_failures()
+
+
 @pytest.fixture
 def server(_server: ScriptedLLMServer) -> ScriptedLLMServer:
     """The session's scripted server with an empty log, no faults and no latency."""

@@ -23,7 +23,7 @@ def _answer(text: str) -> SimpleNamespace:
 def _client(monkeypatch, text: str, tmp_path, **options) -> LLMClient:
     calls = []
 
-    async def fake(self, messages, params, api_key):
+    async def fake(self, messages, params, api_key, direct):
         calls.append(1)
         return _answer(text)
 

@@ -321,3 +321,43 @@ def test_a_run_through_the_direct_transport_never_imports_litellm(server):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_direct_transport_closes_its_connections_with_each_event_loop(server):
+    """One HTTP session per event loop: closed when ``asyncio.run`` ends its loop, and with the
+    background loop of synchronous calls at exit; nothing reported unclosed."""
+    import subprocess
+    import sys
+
+    code = (
+        "import asyncio\n"
+        "from empa_env.llm.client import ClientConfig, LLMClient\n"
+        "from empa_env.sync import run_sync\n"
+        f"c = LLMClient(ClientConfig(model='openai/scripted', api_base={server.api_base!r}))\n"
+        "m = [{'role': 'user', 'content': 'hi'}]\n"
+        "for _ in range(3):\n"
+        "    assert asyncio.run(c.complete(m, role='actor', prompt_version='p')).text\n"
+        "assert run_sync(c.complete(m, role='actor', prompt_version='p')).text\n"
+        "import gc; gc.collect()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "always::ResourceWarning", "-c", code],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "nclosed" not in done.stderr, done.stderr[-2000:]
+
+
+def test_the_scripted_server_in_its_own_process_shows_and_clears_its_log():
+    """What the performance script measures against: the server file run apart (standard
+    library only), its request log read over HTTP."""
+    from benchmarks.perf.perf_llm_concurrency import ServerProcess
+
+    with ServerProcess(latency=0.0) as server:
+        client = LLMClient(ClientConfig(model=MODEL, api_base=server.api_base))
+        assert _complete(client).text
+        (record,) = server.requests()
+        assert record["role"] == "judger" and record["status"] == 200
+        assert record["finished"] >= record["started"] and "body" not in record
+        server.reset_log()
+        assert server.requests() == []

@@ -109,6 +109,49 @@ def test_a_refused_key_or_an_unknown_model_stops_at_once_with_one_line(
         assert time.monotonic() - started < 30
 
 
+@pytest.mark.parametrize(
+    ("fault", "line"),
+    [("http_404", "does not know the model"), ("http_401", "refused the credentials")],
+)
+def test_without_the_preflight_a_404_stops_the_run_at_once_like_a_refused_key(
+    tmp_path, capsys, fault, line
+):
+    with ScriptedLLMServer() as server:
+        server.inject(fault, times=1000)
+        code = _bench(tmp_path, server.api_base, "--no-preflight", "--limit", "6")
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 2 and len(err) == 1, err
+        assert err[0].startswith("error: an LLM") and line in err[0], err
+        # at most the first call of each episode in flight, sent before any answer came: after
+        # the first refusal nothing asks again (a 404 was 72 calls over these 6 episodes)
+        assert len(server.requests) <= 6, len(server.requests)
+
+
+def test_a_client_asks_again_once_the_key_changes(monkeypatch):
+    from empa_env.llm.client import clear_fatal_failures, fatal_failure
+
+    clear_fatal_failures()
+    with ScriptedLLMServer() as server:
+        server.inject("http_401", times=1)
+        monkeypatch.setenv("EMPA_TEST_KEY", "sk-old")
+        client = LLMClient(
+            ClientConfig(model=MODEL, api_base=server.api_base, api_key_env="EMPA_TEST_KEY")
+        )
+        messages = [{"role": "user", "content": "hi"}]
+
+        def call() -> object:
+            return asyncio.run(client.complete(messages, role="judger", prompt_version="t"))
+
+        for _ in range(2):
+            with pytest.raises(LLMCallError, match="auth"):
+                call()
+        assert len(server.requests) == 1  # refused once: the same key is not sent again
+        assert fatal_failure() is not None and "sk-old" not in fatal_failure()
+        monkeypatch.setenv("EMPA_TEST_KEY", "sk-new")
+        assert call().text and len(server.requests) == 2
+    clear_fatal_failures()
+
+
 def test_a_persistent_server_error_still_stops_the_preflight():
     with ScriptedLLMServer() as server:
         server.inject("http_503", times=1000)
