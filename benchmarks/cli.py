@@ -264,6 +264,7 @@ def report_runs(run_dirs: list[Path], report_dir: Path | None = None) -> int:
     ``report_dir``), or one report of several runs side by side (``report_dir`` required)."""
     from benchmarks.export import export_jsonl, export_parquet
     from benchmarks.report.build import build_report
+    from benchmarks.report.header import run_header
 
     if len(run_dirs) > 1:
         return _report_several(run_dirs, report_dir)
@@ -276,7 +277,7 @@ def report_runs(run_dirs: list[Path], report_dir: Path | None = None) -> int:
         write_results,
     )
 
-    started = time.perf_counter()
+    started, since = time.perf_counter(), time.time()
     with _open_store(run_dir) as store:
         out, data_dir = _report_places(run_dir, report_dir)
         episodes = store.episodes_frame()
@@ -287,36 +288,52 @@ def report_runs(run_dirs: list[Path], report_dir: Path | None = None) -> int:
         results = write_results(data_dir, document)
         invalid = int(episodes["invalid"].astype(bool).sum()) if "invalid" in episodes else 0
         stored = store.run_info()
-        # one version story: each schema named for the file it versions
-        info = {
-            "run_dir": str(run_dir),
-            **{k: v for k, v in stored.items() if k != "schema_version"},
-            **schema_versions(stored),
-            "errors": len(errors),
-        }
-        info["invalid episodes"] = invalid
-        role_failures = role_failure_text(document["models"])
-        if role_failures:  # failed calls of the judge, the Director, the Actor, per model
-            info["role failures"] = "; ".join(line.strip() for line in role_failures)
+        header = run_header(
+            run_dir,
+            store.config,
+            stored,
+            episodes,
+            errors=len(errors),
+            invalid=invalid,
+            role_failures=role_failure_text(document["models"]),
+            schemas=schema_versions(stored),
+        )
         trajectories = store.trajectories()  # read and parsed once for the exports and report
         export_jsonl(store, data_dir / "episodes.jsonl", trajectories)
         export_parquet(store, data_dir, trajectories)
         echo(leaderboard_text(document["models"]))
         try:
             judge = store.config.get("env", {}).get("roles", {}).get("judger")
-            html = build_report(episodes, trajectories, out, run_info=info, judge=judge)
+            html = build_report(
+                episodes,
+                trajectories,
+                out,
+                header=header,
+                judge=judge,
+                run_dir=run_dir,
+                stored_digest=store.content_digest(),
+            )
         except ValueError as exc:  # nothing rankable: every episode invalid
             echo(f"error: {exc}", file=sys.stderr)
             return 1
     seconds = time.perf_counter() - started
     echo(
-        f"report: {html} (written in {seconds:.1f} s)\nmarkdown: {out / 'report.md'}\n"
+        f"report: {html} ({_written(out, since, seconds)})\nmarkdown: {out / 'report.md'}\n"
         f"results: {results}\nexports: {data_dir / 'episodes.jsonl'}, {data_dir / 'episodes.parquet'}"
     )
     if invalid:
         echo(f"{invalid} invalid episode(s): shown, not ranked; rerun to play them again")
         return 1
     return 0
+
+
+def _written(out: Path, since: float, seconds: float) -> str:
+    """How the report came to be: drawn now, or kept (its inputs did not change)."""
+    from benchmarks.report.digest import built_since
+
+    if built_since(out, since):
+        return f"written in {seconds:.1f} s"
+    return "up to date: its inputs did not change since it was written, nothing redrawn"
 
 
 def _report_places(run_dir: Path, report_dir: Path | None) -> tuple[Path, Path]:
@@ -337,33 +354,31 @@ def _report_places(run_dir: Path, report_dir: Path | None) -> tuple[Path, Path]:
 def _report_several(run_dirs: list[Path], out: Path | None) -> int:
     """One report for several runs, side by side (see :mod:`benchmarks.report.multi`)."""
     from benchmarks.report.build import build_report
+    from benchmarks.report.header import runs_header
     from benchmarks.report.multi import load_runs
 
     if out is None:
         raise UserError("give --out DIR for a report of several runs")
     for run_dir in run_dirs:
         _open_store(Path(run_dir)).close()  # a clear message for a directory that is not a run
-    started = time.perf_counter()
+    started, since = time.perf_counter(), time.time()
     try:
         runs = load_runs(run_dirs)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    info = {
-        f"run {label}": ", ".join(f"{k} {v}" for k, v in facts.items())
-        for label, facts in runs.runs.items()
-    }
-    info["comparability"] = runs.note
     html = build_report(
         runs.episodes,
         runs.trajectories,
         Path(out),
         title=f"EMPA benchmark report: {len(run_dirs)} runs",
-        run_info=info,
+        header=runs_header(runs.runs, runs.configs, runs.episodes, runs.note),
         groups=runs.groups,
         groups_note=runs.note,
+        stored_digest=runs.stored_digest,
     )
     seconds = time.perf_counter() - started
-    echo(f"report: {html} (written in {seconds:.1f} s)\nmarkdown: {Path(out) / 'report.md'}")
+    written = _written(Path(out), since, seconds)
+    echo(f"report: {html} ({written})\nmarkdown: {Path(out) / 'report.md'}")
     return 0
 
 

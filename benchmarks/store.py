@@ -328,6 +328,22 @@ class RunStore:
             records.append(record)
         return pd.DataFrame.from_records(records)
 
+    def content_digest(self) -> str:
+        """sha256 of every stored episode as stored (its row, trajectory and invalid mark, in key
+        order): a report of this run is redrawn only when this (or the report's code) changes."""
+        h = hashlib.sha256()
+        try:
+            cursor = self.conn.execute(
+                "SELECT episode_key, model, case_id, seed, metrics, case_meta, trajectory, invalid "
+                "FROM episodes ORDER BY episode_key"
+            )
+            for row in cursor:
+                for value in row:
+                    h.update(str(value).encode() + b"\0")
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot read the episodes: {exc}") from None
+        return h.hexdigest()
+
     def trajectories(self) -> dict[str, Trajectory]:
         return {row[0]: self.trajectory(row[0], row[6]) for row in self.iter_rows()}
 

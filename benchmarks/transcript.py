@@ -103,6 +103,16 @@ def highlight(text: str, quotes: Sequence[str], *, style: str) -> str:
     return "".join(pieces)
 
 
+def reasons(judgement: Judgement) -> list[tuple[str, str]]:
+    """``(what, reason)`` the judge gave: per level label (``C_Prog``, ...: also for a level it
+    kept at 0, e.g. a vetoed progress) in the levels' order, then its other notes (``guards``,
+    ``note``, ...) as stored."""
+    order = [f"{axis}_{part}" for part in ("Prog", "Neg") for axis in AXES]
+    keyed = {str(k): " ".join(str(v).split()) for k, v in judgement.reasoning.items() if v}
+    labels = [k for k in order if k in keyed] + [k for k in keyed if k not in order]
+    return [(label, keyed[label]) for label in labels if keyed[label]]
+
+
 def _vec(values: Sequence[float]) -> str:
     return "(" + ", ".join(f"{x:+.2f}" for x in values) + ")"
 
@@ -130,6 +140,9 @@ def format_turn(turn: TurnRecord, *, bold: bool) -> str:
                 quote = terminal_safe(quote)
                 shown = f"{BOLD}{quote}{RESET}" if bold else quote
                 lines.append(f"          {label} {level:+d}: \u201c{shown}\u201d")
+        for i, (what, why) in enumerate(reasons(turn.judgement)):
+            head = "  why:    " if i == 0 else " " * 10
+            lines.append(f"{head}{terminal_safe(what, single_line=True)}: {terminal_safe(why)}")
     lines.append(
         f"  v_t {_vec(turn.v)}   P_t {_vec(turn.position)}   distance {turn.distance:.2f}"
         + (
@@ -164,13 +177,36 @@ def format_episode(episode: StoredEpisode, *, bold: bool = False) -> str:
     return "\n".join(head) + "\n\n" + "\n\n".join(opening + body)
 
 
-def html_episode(episode: StoredEpisode, *, max_turns: int | None = None) -> str:
-    """One episode as an HTML fragment (``<details>``), every text escaped, evidence marked."""
+def show_command(run_dir: str, model: str, case_id: str, seed: int) -> str:
+    """The ``empa show`` command that prints one episode in a terminal, every name shell-quoted."""
+    import shlex
+
+    return (
+        f"empa show {shlex.quote(run_dir)} --model {shlex.quote(model)} "
+        f"--case {shlex.quote(case_id)} --seed {seed}"
+    )
+
+
+def _html_reasons(judgement: Judgement) -> str:
+    given = reasons(judgement)
+    if not given:
+        return ""
+    items = "".join(f"<li>{html.escape(what)}: {html.escape(why)}</li>" for what, why in given)
+    return f"<ul class='why'>{items}</ul>"
+
+
+def html_episode(
+    episode: StoredEpisode, *, max_turns: int | None = None, pick: str = "", command: str = ""
+) -> str:
+    """One episode as an HTML fragment (``<details>``), every text escaped, evidence marked, the
+    judge's reasons under its levels; ``pick`` labels it (``best``, ...), ``command`` is the
+    ``empa show`` command that prints it whole (:func:`show_command`)."""
     traj = episode.trajectory
     e = html.escape
     index = episode.metrics.get("EPM_Index")
     summary = (
-        f"{e(episode.model)} | {e(episode.case_id)} | seed {episode.seed}: {e(_ending(traj))}, "
+        (f"<span class='pick'>{e(pick)}</span> " if pick else "")
+        + f"{e(episode.model)} | {e(episode.case_id)} | seed {episode.seed}: {e(_ending(traj))}, "
         f"{traj.num_turns} turns, EPM-Index {'–' if index is None else f'{float(index):.1f}'}"
     )
     rows = []
@@ -183,44 +219,63 @@ def html_episode(episode: StoredEpisode, *, max_turns: int | None = None) -> str
         judged = (
             f"<span class='fail'>judge failed: {e(str(t.judgement.error))}</span>"
             if t.judgement.failed
-            else e(_levels(items))
+            else e(_levels(items)) + _html_reasons(t.judgement)
         )
         rows.append(
             "<tr>"
-            f"<td>{t.turn}</td><td>{e(answered[i])}</td>"
+            f"<td class='num'>{t.turn}</td><td>{e(answered[i])}</td>"
             f"<td>{highlight(t.reply, quotes, style='html')}</td>"
-            f"<td>{judged}</td><td>{e(_vec(t.v))}</td><td>{e(_vec(t.position))}</td>"
+            f"<td>{judged}</td><td class='vec'>{e(_vec(t.v))}</td>"
+            f"<td class='vec'>{e(_vec(t.position))}</td>"
             "</tr>"
         )
     if len(turns) == len(traj.turns) and answered[-1]:
         # The user's answer to the last reply (an episode that stopped at its turn limit).
         rows.append(f"<tr><td></td><td>{e(answered[-1])}</td><td colspan='4'></td></tr>")
-    more = (
-        f"<p>({len(traj.turns) - len(turns)} more turns; <code>empa show RUN_DIR --model "
-        f"{e(episode.model)} --case {e(episode.case_id)} --seed {episode.seed}</code>)</p>"
-        if len(turns) < len(traj.turns)
-        else ""
-    )
+    cut = len(traj.turns) - len(turns)
+    code = f"<code>{e(command)}</code>"
+    if cut:
+        foot = f"{cut} more turns" + (f": {code} prints them all" if command else "")
+    else:
+        foot = f"In a terminal: {code}" if command else ""
+    shown = f"<p class='show'>{foot}</p>" if foot else ""
     return (
         f"<details class='transcript'><summary>{summary}</summary>"
         "<table><thead><tr><th>turn</th><th>user (the reply answers this)</th>"
         "<th>reply (evidence marked)</th>"
         "<th>levels</th><th>v_t</th><th>P_t</th></tr></thead><tbody>"
         + "".join(rows)
-        + f"</tbody></table>{more}</details>"
+        + f"</tbody></table>{shown}</details>"
     )
 
 
-def pick_examples(episodes: Sequence[StoredEpisode], per_model: int = 3) -> list[StoredEpisode]:
+#: The examples :func:`pick_examples` takes per model, in order.
+PICKS: tuple[str, ...] = ("best", "median", "worst")
+
+
+@dataclass(frozen=True)
+class Example:
+    """One picked episode and what it is for its model (``best``, ``median``, ``worst``; an
+    episode that is several of them, e.g. a model's only one, says so: ``median / worst``)."""
+
+    pick: str
+    episode: StoredEpisode
+
+
+def pick_examples(episodes: Sequence[StoredEpisode], per_model: int = 3) -> list[Example]:
     """A few episodes per model, in this order: its best, its median and its worst by EPM-Index."""
     by_model: dict[str, list[StoredEpisode]] = {}
     for ep in episodes:
         by_model.setdefault(ep.model, []).append(ep)
-    chosen: list[StoredEpisode] = []
+    chosen: list[Example] = []
     for model in by_model:
         eps = sorted(
             by_model[model], key=lambda x: float(x.metrics.get("EPM_Index") or 0.0), reverse=True
         )
-        picks = {ep.key: ep for ep in [eps[0], eps[len(eps) // 2], eps[-1]][:per_model]}
-        chosen.extend(picks.values())
+        picks: dict[str, tuple[list[str], StoredEpisode]] = {}
+        for label, ep in list(zip(PICKS, (eps[0], eps[len(eps) // 2], eps[-1]), strict=True))[
+            :per_model
+        ]:
+            picks.setdefault(ep.key, ([], ep))[0].append(label)
+        chosen.extend(Example(" / ".join(labels), ep) for labels, ep in picks.values())
     return chosen

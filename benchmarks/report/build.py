@@ -24,8 +24,10 @@ from typing import Any
 import pandas as pd
 from matplotlib.figure import Figure
 
+from benchmarks.report import digest
 from benchmarks.report import figures as F
 from benchmarks.report import tables as T
+from benchmarks.report.header import ReportHeader
 from benchmarks.report.render import (
     ReportFigure,
     Section,
@@ -33,9 +35,10 @@ from benchmarks.report.render import (
     render_html,
     render_markdown,
 )
+from benchmarks.report.transcripts import transcript_section
 from empa_env.atomic import atomic_open, atomic_write, ensure_dir
 from empa_env.lifetime import die_with_parent
-from empa_env.safe_text import csv_cell_safe, markdown_safe
+from empa_env.safe_text import csv_cell_safe
 from epm.indices import DIMENSIONS, INDEX_NAMES
 from epm.metrics import METRIC_NAMES
 from epm.trajectory import Trajectory
@@ -47,6 +50,7 @@ __all__ = [
     "build_sections",
     "judge_section",
     "prepare_episodes",
+    "transcript_section",
 ]
 
 _NUMERIC = (
@@ -123,12 +127,14 @@ def build_sections(
     figures: bool = True,
     groups: Mapping[str, str] | None = None,
     groups_note: str = "",
+    run_dir: str | None = None,
 ) -> list[Section]:
     """Every section of the report (tables as DataFrames, figures rendered to PNG bytes).
 
     ``episodes`` must have gone through :func:`prepare_episodes`. ``figures=False`` skips
     drawing (the tables alone, e.g. for a quick text summary). ``groups`` (model ->
     comparability group) limits the significance tests to models of comparable runs.
+    ``run_dir`` is the folder the transcripts' ``empa show`` commands read.
     """
     order = T.model_order(episodes)
     queue = _FigureQueue(enabled=figures)
@@ -141,7 +147,7 @@ def build_sections(
         _nee_section(episodes, order),
         _trajectories_section(episodes, trajectories, order, queue),
         _profiles_section(episodes, order, queue),
-        transcript_section(episodes, trajectories),
+        transcript_section(episodes, trajectories, run_dir=run_dir, order=order),
         _judge_failures_section(episodes, trajectories, order),
     ]
     sections = [section for section in built if section is not None]
@@ -153,13 +159,21 @@ def _ranking_section(
     episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], order: list[str]
 ) -> Section:
     """Tables 9 and 8: the models ranked by EPM-Index, its dimensions and the nine indices."""
+    nothing = T.no_success_text(episodes)
     return Section(
         "Ranking: EPM-Q indices and EPM-Index",
-        "Table 9 ranks the models by EPM-Index (0.4 Outcome + 0.2 Efficiency + 0.4 Stability); "
-        "Table 8 shows the nine indices the three dimensions average. Look at the dimensions, "
-        "not just the total: a high Outcome with low Efficiency means the model gets there by "
-        "a long detour.",
-        [
+        "The leaderboard and Table 9 rank the models by EPM-Index (0.4 Outcome + 0.2 Efficiency "
+        "+ 0.4 Stability); Table 8 shows the nine indices the three dimensions average. Look at "
+        "the dimensions, not just the total: a high Outcome with low Efficiency means the model "
+        "gets there by a long detour. Metrics follow the Empathy Physics Model (EPM) of the "
+        "Echo-N1 paper; tables and figures are numbered as in its section 5.3.3.",
+        alert=(
+            f"No policy succeeded in any of the {len(episodes)} episodes: 'Success and failure' "
+            "below says what success needs and how the episodes ended instead."
+            if nothing
+            else ""
+        ),
+        tables=[
             T.leaderboard_table(episodes, order),
             T.composite_table(episodes, order, (0.4, 0.2, 0.4)),
             T.index_means_table(episodes, order, T.still_episodes(episodes, trajectories)),
@@ -175,8 +189,9 @@ def _endings_section(episodes: pd.DataFrame, order: list[str], queue: _FigureQue
         "every case (columns, easiest left) for every model (rows). A column that is red for "
         "every model is a hard case; a row with isolated red cells shows where one model "
         "breaks.",
-        [T.outcome_table(episodes, order), T.case_status_table(episodes, order)],
-        queue.add(
+        alert=T.no_success_text(episodes),
+        tables=[T.outcome_table(episodes, order), T.case_status_table(episodes, order)],
+        figures=queue.add(
             (
                 "fig11_outcomes",
                 lambda: F.fig_outcome_bars(episodes, order),
@@ -414,67 +429,6 @@ def render_figures(draws: list[Callable[[], Figure]], workers: int | None = None
         _DRAWERS.clear()
 
 
-def transcript_section(
-    episodes: pd.DataFrame, trajectories: Mapping[str, Trajectory], per_model: int = 3
-) -> Section:
-    """A few transcripts per model (best, median, worst EPM-Index), evidence marked."""
-    from benchmarks.transcript import StoredEpisode, html_episode, pick_examples
-
-    stored = [
-        StoredEpisode(
-            str(row["episode_key"]),
-            str(row["model"]),
-            str(row["case_id"]),
-            int(row["seed"]),
-            {"EPM_Index": row.get("EPM_Index")},
-            trajectories[str(row["episode_key"])],
-        )
-        for row in episodes.to_dict("records")
-        if str(row["episode_key"]) in trajectories
-    ]
-    examples = pick_examples(stored, per_model)
-    lines = [
-        f"- {markdown_safe(ep.model)} | {markdown_safe(ep.case_id)} | seed {ep.seed}: "
-        + _show_command(ep.model, ep.case_id, ep.seed)
-        for ep in examples
-    ]
-    return Section(
-        "Transcripts",
-        "A few episodes per model (its best, median and worst by EPM-Index); open one to read "
-        "every turn in conversation order: the user's message (the opening for turn 1), the reply "
-        "to it with the judge's quoted evidence marked, the levels, v_t and the position P_t. "
-        "`empa show RUN_DIR --model M --case C` prints any "
-        "episode in the terminal.",
-        html="".join(html_episode(ep, max_turns=20) for ep in examples),
-        markdown="\n".join(lines),
-    )
-
-
-def _show_command(model: str, case_id: str, seed: int) -> str:
-    """The ``empa show`` command of one episode for Markdown: a code span, names shell-quoted;
-    escaped text instead when a name would break out of the code span."""
-    import shlex
-
-    command = (
-        f"empa show RUN_DIR --model {shlex.quote(model)} --case {shlex.quote(case_id)} "
-        f"--seed {seed}"
-    )
-    if any(ch in command for ch in "`<>&") or not command.isprintable():
-        return markdown_safe(command)
-    return f"`{command}`"
-
-
-def _intro(episodes: pd.DataFrame) -> str:
-    failures = int(episodes["judge_failures"].sum())
-    judged = int(episodes["turns"].sum())
-    return (
-        f"{episodes['model'].nunique()} model(s), {episodes['case_id'].nunique()} case(s), "
-        f"{len(episodes)} finished episode(s), {judged} judged turns, {failures} judge "
-        f"failure(s). Metrics and indices follow the Empathy Physics Model (EPM) of the Echo-N1 "
-        "paper; tables and figures are numbered as in its section 5.3.3."
-    )
-
-
 def judge_section(descriptor: Mapping[str, str]) -> Section:
     """What the run's judge measures, in plain words, with its recorded human agreement."""
     from empa_env.offline.semantic.agreement import GOAL_AUROC, GOAL_SPEARMAN, judge_statement
@@ -530,30 +484,65 @@ def _safe_label(label: Any) -> Any:
     return csv_cell_safe(label)
 
 
+def _fallback_header(episodes: pd.DataFrame) -> ReportHeader:
+    """A header from the episodes alone (a report built without its run's facts)."""
+    return ReportHeader(
+        f"{episodes['model'].nunique()} policies on {episodes['case_id'].nunique()} cases: "
+        f"{len(episodes)} episodes, {int(episodes['turns'].sum())} judged turns, "
+        f"{int(episodes['judge_failures'].sum())} judge failures"
+    )
+
+
 def build_report(
     episodes: pd.DataFrame,
     trajectories: Mapping[str, Trajectory],
     out_dir: Path,
     *,
     title: str = "EMPA benchmark report",
-    run_info: Mapping[str, Any] | None = None,
+    header: ReportHeader | None = None,
     groups: Mapping[str, str] | None = None,
     groups_note: str = "",
     judge: Mapping[str, str] | None = None,
+    run_dir: str | Path | None = None,
+    stored_digest: str | None = None,
 ) -> Path:
     """Write the report folder and return ``out_dir/report.html``.
+
+    Nothing is written when the folder already holds the report of the same inputs (see
+    :mod:`benchmarks.report.digest`): rerunning a report of a run that did not change redraws
+    nothing.
 
     Args:
         episodes: one row per finished episode (see the module docstring for the columns).
         trajectories: ``episode_key -> Trajectory`` (for Fig. 16 and the judge-failure details).
         out_dir: the report folder (created if needed; existing report files are overwritten).
         title: the report's title.
-        run_info: key/value facts shown at the top (suite, seeds, backends, preset, ...).
+        header: what the report says first (:mod:`benchmarks.report.header`: a one-line summary,
+            the run's facts, its configuration); without it, a summary of the episodes.
         groups: model -> comparability group (several runs in one report): significance tests
             only within a group; ``groups_note`` explains the groups in the table's note.
         judge: the run's judge descriptor (``Judger.describe()``, as in the run's configuration):
             a section says in plain words what it measures and how well it agrees with humans.
+        run_dir: the run's folder, for the transcripts' ``empa show`` commands (episodes of
+            several runs carry their own, in ``run_dir`` and ``run_model`` columns).
+        stored_digest: the digest of ``episodes`` and ``trajectories`` as stored, when the caller
+            has it (:meth:`benchmarks.store.RunStore.content_digest`); otherwise the
+            trajectories are hashed here.
     """
+    out_dir = Path(out_dir)
+    folder = None if run_dir is None else str(run_dir)
+    options = {
+        "title": title,
+        "header": None if header is None else header.digest_data(),
+        "groups": dict(groups or {}),
+        "groups_note": groups_note,
+        "judge": dict(judge or {}),
+        "run_dir": folder,
+    }
+    key = digest.inputs_digest(episodes, stored_digest or trajectories, options)
+    html_path = out_dir / "report.html"
+    if digest.unchanged(out_dir, key):
+        return html_path
     invalid = episodes[episodes["invalid"].astype(bool)] if "invalid" in episodes else None
     if invalid is not None:  # kept and shown, never ranked
         episodes = episodes[~episodes["invalid"].astype(bool)]
@@ -564,29 +553,33 @@ def build_report(
                 "nothing to rank; rerun the benchmark once the roles answer"
             )
     episodes = prepare_episodes(episodes)
-    out_dir = Path(out_dir)
     fig_dir, table_dir = out_dir / "figures", out_dir / "tables"
     ensure_dir(fig_dir)
     ensure_dir(table_dir)
+    digest.forget(out_dir)
     # models may differ from a previous run; Fig. 17 was a radar before
     for stale in [*fig_dir.glob("fig16_trajectories_*.png"), fig_dir / "fig17_radar_profiles.png"]:
         stale.unlink(missing_ok=True)
 
-    sections = build_sections(episodes, trajectories, groups=groups, groups_note=groups_note)
+    sections = build_sections(
+        episodes, trajectories, groups=groups, groups_note=groups_note, run_dir=folder
+    )
     if judge:
         sections.insert(1, judge_section(judge))
     if invalid is not None and not invalid.empty:
         sections.insert(1, _invalid_section(invalid))
+    written = []
     for section in sections:
         for table in section.tables:
             keyed = not isinstance(table.frame.index, pd.RangeIndex)  # e.g. one row per model
             with atomic_open(table_dir / f"{table.name}.csv", "w") as fh:
                 csv_safe(table.frame).to_csv(fh, index=keyed)
+            written.append(f"tables/{table.name}.csv")
         for figure in section.figures:
             atomic_write(out_dir / figure.path, figure.png)
-    intro = _intro(episodes)
-    info = dict(run_info or {})
-    atomic_write(out_dir / "report.md", render_markdown(title, sections, info, intro))
-    html_path = out_dir / "report.html"
-    atomic_write(html_path, render_html(title, sections, info, intro))
+            written.append(figure.path)
+    header = header or _fallback_header(episodes)
+    atomic_write(out_dir / "report.md", render_markdown(title, sections, header))
+    atomic_write(html_path, render_html(title, sections, header))
+    digest.remember(out_dir, key, [*written, "report.md", "report.html"])
     return html_path

@@ -20,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from benchmarks.report.header import roles_text, run_facets, when
 from benchmarks.store import DB_NAME, RunStore
 from epm.trajectory import Trajectory
 
@@ -35,9 +36,13 @@ class RunSet:
     trajectories: dict[str, Trajectory]
     #: model (as shown) -> comparability group label
     groups: dict[str, str]
-    #: run label -> facts shown at the top of the report
+    #: run label -> facts shown at the top of the report (one row per run)
     runs: dict[str, dict[str, Any]] = field(default_factory=dict)
     note: str = ""
+    #: run label -> the run's stored configuration
+    configs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: The runs' stored episodes, as one digest (see :meth:`RunStore.content_digest`).
+    stored_digest: str = ""
 
 
 def run_labels(run_dirs: Sequence[Path]) -> list[str]:
@@ -53,29 +58,9 @@ def run_labels(run_dirs: Sequence[Path]) -> list[str]:
         depth += 1
 
 
-def run_facets(config: dict[str, Any]) -> dict[str, Any]:
-    """The suite, roles and preset of a run's stored configuration (a benchmark run keeps the
-    roles and preset inside its ``env`` block; an imported run at the top level)."""
-    stored_env = config.get("env")
-    env: dict[str, Any] = stored_env if isinstance(stored_env, dict) else {}
-    preset = env.get("preset", config.get("preset"))
-    if isinstance(preset, dict):
-        preset = preset.get("name", preset)
-    return {"suite": config.get("suite"), "roles": env.get("roles", config.get("roles")),
-            "preset": preset}  # fmt: skip
-
-
 def comparability_key(config: dict[str, Any]) -> str:
     facets = run_facets(config)
     return json.dumps({k: facets.get(k) for k in COMPARABLE_ON}, sort_keys=True, default=str)
-
-
-def _describe_roles(roles: Any) -> str:
-    if not isinstance(roles, dict):
-        return str(roles)
-    return " | ".join(
-        str((roles.get(k) or {}).get("name", roles.get(k))) for k in ("actor", "director", "judger")
-    )
 
 
 def load_runs(run_dirs: Sequence[str | Path]) -> RunSet:
@@ -85,7 +70,7 @@ def load_runs(run_dirs: Sequence[str | Path]) -> RunSet:
         if not (run_dir / DB_NAME).exists():
             raise FileNotFoundError(f"{run_dir} is not a run directory (no {DB_NAME})")
     labels = run_labels(dirs)
-    frames, configs, trajectories, runs = [], [], {}, {}
+    frames, configs, trajectories, runs, digests = [], [], {}, {}, []
     for label, run_dir in zip(labels, dirs, strict=True):
         with RunStore(run_dir, read_only=True) as store:
             frame = store.episodes_frame()
@@ -93,20 +78,25 @@ def load_runs(run_dirs: Sequence[str | Path]) -> RunSet:
             info = store.run_info()
             errors = len(store.errors())
             trajs = store.trajectories()
+            digests.append(f"{label}:{store.content_digest()}")
         if frame.empty:
             raise ValueError(f"no finished episodes in {run_dir}")
-        frame = frame.assign(run=label)
+        # the run's own folder and model names, for the `empa show` command of a transcript
+        frame = frame.assign(run=label, run_dir=str(run_dir), run_model=frame["model"])
         frames.append(frame)
         configs.append(config)
         trajectories.update({f"{label}/{k}": t for k, t in trajs.items()})
+        facets = run_facets(config)
         runs[label] = {
-            "run_dir": str(run_dir),
-            "fingerprint": info.get("fingerprint"),
-            "suite": run_facets(config)["suite"],
-            "preset": run_facets(config)["preset"],
-            "roles (actor | director | judger)": _describe_roles(run_facets(config)["roles"]),
+            "suite": facets["suite"],
+            "preset": facets["preset"],
+            "roles (actor | director | judge)": roles_text(facets["roles"]),
+            "policies": frame["model"].nunique(),
             "episodes": len(frame),
             "errors": errors,
+            "created": when(info.get("created_at")),
+            "folder": str(run_dir),
+            "fingerprint": info.get("fingerprint"),
         }
     # a model name used by several runs is disambiguated by the run's label
     owners: dict[str, set[str]] = {}
@@ -123,8 +113,10 @@ def load_runs(run_dirs: Sequence[str | Path]) -> RunSet:
     run_group = {label: group_of_key[k] for label, k in zip(labels, keys, strict=True)}
     groups = {m: run_group[r] for m, r in zip(episodes["model"], episodes["run"], strict=True)}
     for label in labels:
-        runs[label]["comparability group"] = run_group[label]
-    return RunSet(episodes, trajectories, groups, runs, _groups_note(labels, configs, run_group))
+        runs[label]["group"] = run_group[label]
+    note = _groups_note(labels, configs, run_group)
+    configured = dict(zip(labels, configs, strict=True))
+    return RunSet(episodes, trajectories, groups, runs, note, configured, " ".join(digests))
 
 
 def _groups_note(labels: list[str], configs: list[dict], run_group: dict[str, str]) -> str:

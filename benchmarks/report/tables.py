@@ -241,6 +241,12 @@ def leaderboard_table(episodes: pd.DataFrame, order: Sequence[str]) -> ReportTab
             }
         )
     frame = pd.DataFrame.from_records(records).set_index("model") if records else pd.DataFrame()
+    display = None
+    if records:  # one interval column (its bounds stay in the CSV), the success rate in %
+        display = frame.drop(columns=["CI low", "CI high"]).rename(
+            columns={"EPM_Index": "EPM-Index"}
+        )
+        display["success rate"] = [f"{100 * x:.0f}%" for x in frame["success rate"]]
     return ReportTable(
         "leaderboard",
         "Leaderboard - mean EPM-Index with its 95% interval",
@@ -248,6 +254,32 @@ def leaderboard_table(episodes: pd.DataFrame, order: Sequence[str]) -> ReportTab
         f"The interval is a percentile bootstrap of the mean over this model's episodes "
         f"({BOOTSTRAP_RESAMPLES} resamples, seed 0), as in the terminal and results.json. Two "
         "models whose intervals overlap may not differ; see the significance tests below.",
+        display=display,
+    )
+
+
+def no_success_text(episodes: pd.DataFrame) -> str:
+    """When no episode succeeded: that every success rate is 0, what success needs, which of its
+    conditions the episodes met, and how they ended instead; empty when some episode succeeded."""
+    if episodes.empty or episodes["success"].astype(bool).any():
+        return ""
+    n = len(episodes)
+    energy = int((pd.to_numeric(episodes["E_surplus"], errors="coerce") >= 0).sum())
+    share = pd.to_numeric(episodes["E_total"], errors="coerce") / norm_p0_column(episodes)
+    by_model = share.groupby(episodes["model"]).mean().dropna()
+    closest = (
+        f" (closest: {by_model.idxmax()}, {by_model.max():.0%} of it on average)"
+        if len(by_model)
+        else ""
+    )
+    endings = status_column(episodes).value_counts()
+    ended = ", ".join(
+        f"{label} {int(endings[label])}" for label in STATUS_ORDER if label in endings
+    )
+    return (
+        f"No policy succeeded in any of the {n} episodes, so every success rate is 0. "
+        f"{SUCCESS_NEEDS} The energy condition (E_total >= ||P_0||) was met in {energy} of {n} "
+        f"episodes{closest}. The episodes ended instead: {ended}."
     )
 
 
@@ -327,6 +359,14 @@ def composite_table(
 
 
 # --- outcomes, turns, energy ----------------------------------------------------------------
+#: What an episode needs to succeed (the official preset's rule, in words).
+SUCCESS_NEEDS = (
+    "Success requires, from turn 12 on, enough accumulated energy (E_total >= ||P_0||) AND "
+    "either geometric victory (||P_t|| within 10% of ||P_0||) or positional victory (the "
+    "projection onto the ideal direction within 10% of ||P_0||)."
+)
+
+
 def outcome_table(episodes: pd.DataFrame, order: Sequence[str]) -> ReportTable:
     """Per model: success rate, victory types, failure reasons and other endings (counts)."""
     status = status_column(episodes)
@@ -342,9 +382,7 @@ def outcome_table(episodes: pd.DataFrame, order: Sequence[str]) -> ReportTable:
         "outcomes",
         "Success rate, victory types and endings",
         _ordered(frame, order),
-        "Success requires, from turn 12 on, enough accumulated energy (E_total >= ||P_0||) AND "
-        "either geometric victory (||P_t|| within 10% of ||P_0||) or positional victory (the "
-        "projection onto the ideal direction within 10% of ||P_0||). Failures are collapse (5 "
+        f"{SUCCESS_NEEDS} Failures are collapse (5 "
         "consecutive negative turns), stagnation with regression, or (official preset) "
         "oscillation (over 11 turns, an L1 path >= 3 that ends < 3 from where it began); "
         f"'{outcome_label('truncated')}' means the conversation reached max_turns unresolved; "

@@ -279,6 +279,7 @@ def test_show_prints_levels_evidence_vt_and_position(small_run, capsys):
     out = capsys.readouterr().out
     assert "== attuned |" in out and "| seed 1 ==" in out
     assert "turn 1" in out and "levels:" in out and "v_t (" in out and "P_t (" in out
+    assert "  why:    " in out  # the judge's reasons under its levels
     assert "\x1b[" not in out  # not a terminal: plain
     assert main(["show", str(small_run), "--model", "attuned", "--color", "always"]) == 0
     colored = capsys.readouterr().out
@@ -301,6 +302,9 @@ def test_the_html_report_has_a_transcript_section(small_run):
     html = (small_run / "report" / "report.html").read_text()
     assert 'id="transcripts"' in html and "<details class='transcript'>" in html
     assert html.count("<details class='transcript'>") <= 6  # a few per model
+    assert html.count("<span class='pick'>best</span>") == 2  # labelled, per model
+    assert "RUN_DIR" not in html and f"empa show {small_run} --model attuned" in html
+    assert "<ul class='why'>" in html  # the judge's reasons beside its levels
 
 
 # --- 4. running what you want --------------------------------------------------------------

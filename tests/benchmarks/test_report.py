@@ -21,6 +21,7 @@ pytest.importorskip("matplotlib")
 from baselines.policies.scripted import SCRIPTED  # noqa: E402
 from benchmarks.report import tables as T  # noqa: E402
 from benchmarks.report.build import build_report, build_sections, prepare_episodes  # noqa: E402
+from benchmarks.report.header import run_header  # noqa: E402
 from benchmarks.report.render import markdown_table  # noqa: E402
 from empa_env.cases.schema import Case  # noqa: E402
 from empa_env.env import EMPAEnv  # noqa: E402
@@ -147,7 +148,14 @@ def report(run, tmp_path_factory) -> Path:
         trajectories,
         out,
         title="test report",
-        run_info={"suite": "empa30-v1", "seeds": 1},
+        header=run_header(
+            "runs/test",
+            {"suite": "empa30-v1", "roles": {"judger": {"name": "flaky-offline"}}},
+            {"created_at": "2026-01-02T03:04:05+00:00", "fingerprint": "f00"},
+            episodes,
+            errors=0,
+            invalid=0,
+        ),
     )
     assert path == out / "report.html"
     return out
@@ -399,7 +407,7 @@ def test_judge_failures_are_counted_and_listed(run, report) -> None:
     for text in (html, md):
         assert f"Judge failures ({total} failed judgement" in text
         assert "judge timed out" in text
-        assert f"{total} judge failure(s)" in text  # stated at the top, too
+        assert f"({total} judge failures)" in text  # stated at the top, too
 
 
 # --- input checks and rendering helpers ---------------------------------------------------------

@@ -77,6 +77,12 @@ def test_report_of_several_runs_tests_only_comparable_pairs(
     assert "different preset" in markdown
     # the runs' own folders are untouched (no report, no exports written into them)
     assert not (runs["mine-b"] / "report").exists()
+    # a transcript's command reads its own run, under the model's name there
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert f"empa show {runs['mine-b']} --model attuned --case" in html
+    assert "--model 'attuned [mine-b]'" not in html and "RUN_DIR" not in html
+    # one row per run at the top: its suite, preset, roles, size, errors and group
+    assert '<th scope="row">paper-run</th><td>empa30-v1</td><td>paper</td>' in html
 
 
 def test_single_run_form_still_works_and_takes_out(runs: dict[str, Path], tmp_path: Path) -> None:

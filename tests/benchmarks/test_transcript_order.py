@@ -43,6 +43,25 @@ def test_show_prints_the_opening_first_then_each_reply_before_its_answer():
     assert out.index("REPLY-1") < out.index("levels:") < out.index("ANSWER-1")
 
 
+def test_the_judges_reasons_are_shown_where_its_levels_are():
+    episode = _episode()
+    episode.trajectory.turns[0].judgement.reasoning.update(
+        {"guards": "repeats an earlier reply's template", "A_Prog": "progress vetoed [no anchor]",
+         "C_Prog": "names what the user said"}
+    )  # fmt: skip
+    out = format_episode(episode)
+    turn1 = out.split("turn 1", 1)[1].split("turn 2", 1)[0]
+    # under the levels, in the levels' order (C before A), then the judge's other notes
+    assert turn1.index("levels:") < turn1.index("why:    C_Prog: names what the user said")
+    assert turn1.index("C_Prog: names") < turn1.index("A_Prog: progress vetoed [no anchor]")
+    assert turn1.index("A_Prog: progress") < turn1.index("guards: repeats an earlier reply's")
+    assert turn1.index("guards:") < turn1.index("ANSWER-1")
+    fragment = html_episode(episode)
+    assert "<li>guards: repeats an earlier reply&#x27;s template</li>" in fragment
+    assert fragment.index("C_Prog +1") < fragment.index("<ul class='why'>")
+    assert "why:" not in format_episode(_episode()).split("turn 2")[1]  # no reasons, no line
+
+
 def test_html_rows_put_the_message_a_reply_answers_on_its_left():
     fragment = html_episode(_episode())
     rows = re.findall(r"<tr>(.*?)</tr>", fragment)[1:]  # the header row first
@@ -56,10 +75,16 @@ def test_html_rows_put_the_message_a_reply_answers_on_its_left():
     assert "ANSWER-1" not in cut and "1 more turns" in cut
 
 
-def test_examples_are_listed_best_median_worst():
+def test_examples_are_listed_best_median_worst_and_labelled_so():
     eps = [_episode(f"k{i}", index) for i, index in enumerate([10.0, 90.0, 50.0, 30.0, 70.0])]
-    picked = [float(ep.metrics["EPM_Index"]) for ep in pick_examples(eps)]
-    assert picked == [90.0, 50.0, 10.0]
+    picked = [(ex.pick, float(ex.episode.metrics["EPM_Index"])) for ex in pick_examples(eps)]
+    assert picked == [("best", 90.0), ("median", 50.0), ("worst", 10.0)]
+    # a model with fewer episodes: one episode that is several picks says so
+    assert [ex.pick for ex in pick_examples(eps[:2])] == ["best", "median / worst"]
+    assert [ex.pick for ex in pick_examples(eps[:1])] == ["best / median / worst"]
+    fragment = html_episode(eps[0], pick="worst", command="empa show runs/x --model m")
+    assert "<span class='pick'>worst</span> m | c1" in fragment
+    assert "In a terminal: <code>empa show runs/x --model m</code>" in fragment
 
 
 def test_exports_carry_the_conversation_in_order(tmp_path):
