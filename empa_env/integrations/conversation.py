@@ -30,8 +30,17 @@ SYSTEM_PROMPT = (
 def json_safe(value: Any) -> Any:
     """``value`` with every undefined number (``nan``, ``inf``) as ``None`` and tuples as lists:
     what a JSON wire carries, so a served door and an in-process door report the same ``info``."""
-    if isinstance(value, float):
+    kind = type(value)
+    if kind is float:
         return value if math.isfinite(value) else None
+    if value is None or kind is str or kind is int or kind is bool:
+        return value
+    if kind is dict:  # the common containers first: this runs on every step's info
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [json_safe(v) for v in value]
+    if isinstance(value, float):
+        return json_safe(float(value))
     if isinstance(value, Mapping):
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):

@@ -29,18 +29,25 @@ class EMPAEnvironment(Environment[EMPAAction, EMPAObservation, EMPAState]):
         context: an :class:`~empa_env.context.EnvContext` shared by every session of a
             server (roles and reward resolved once); else ``env_kwargs`` configure this one
             (``judger=...``, ``max_turns=...``: :class:`~empa_env.config.EnvConfig`'s fields).
+        conversation: play this :class:`~empa_env.integrations.conversation.Conversation`
+            instead (over an environment you built).
     """
 
     #: Each session plays its own environment; sessions share only the context's roles.
     SUPPORTS_CONCURRENT_SESSIONS = True
 
     def __init__(
-        self, env_id: str = DEFAULT_ENV_ID, *, context: EnvContext | None = None, **env_kwargs: Any
+        self,
+        env_id: str = DEFAULT_ENV_ID,
+        *,
+        context: EnvContext | None = None,
+        conversation: Conversation | None = None,
+        **env_kwargs: Any,
     ) -> None:
         super().__init__()
         self.env_id = env_id
         kwargs = {"context": context} if context is not None else env_kwargs
-        self.conversation = Conversation.make(env_id, **kwargs)
+        self.conversation = conversation or Conversation.make(env_id, **kwargs)
         self._episode_id: str | None = None
 
     # --- OpenEnv's interface -----------------------------------------------------------------
