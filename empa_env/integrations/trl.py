@@ -27,7 +27,7 @@ response template: ``trl.chat_template_utils.add_response_schema``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from empa_env.integrations.conversation import Conversation
@@ -108,12 +108,23 @@ class EMPAToolEnv:
         return dict(self.conversation.last.info) if self.conversation.last else {}
 
 
-def epm_index_reward(environments: Sequence[EMPAToolEnv], **_: Any) -> list[float]:
-    """A ``GRPOTrainer`` reward function: each episode's EPM-Index (0 if it did not finish)."""
-    return [env.conversation.score().epm_index for env in environments]
+def epm_index_reward(
+    environments: Sequence[EMPAToolEnv],
+    log_metric: Callable[[str, float], None] | None = None,
+    **_: Any,
+) -> list[float | None]:
+    """A ``GRPOTrainer`` reward function: each episode's EPM-Index (0 if it did not finish).
+
+    It also logs the episodes' mean number of turns and success rate (``empa/turns``,
+    ``empa/success_rate``) through the ``log_metric`` TRL hands every reward function."""
+    scores = [env.conversation.score() for env in environments]
+    if log_metric is not None and scores:
+        log_metric("empa/turns", sum(s.turns for s in scores) / len(scores))
+        log_metric("empa/success_rate", sum(s.success for s in scores) / len(scores))
+    return [float(s.epm_index) for s in scores]
 
 
-def success_reward(environments: Sequence[EMPAToolEnv], **_: Any) -> list[float]:
+def success_reward(environments: Sequence[EMPAToolEnv], **_: Any) -> list[float | None]:
     """A ``GRPOTrainer`` reward function: 1.0 for an episode that ended in success, else 0.0."""
     return [float(env.conversation.score().success) for env in environments]
 

@@ -94,3 +94,32 @@ def test_stock_grpo_trainer_trains_on_empa_through_environment_factory(tool_call
         assert env.get_reward() == sum(reference.rewards)
         if env.conversation.done:
             assert epm_index_reward([env]) == [reference.epm_index]
+
+
+def test_empa_train_grpo_trl_takes_trls_environment_path_where_the_model_can(tmp_path, capsys):
+    import json
+
+    from baselines.train_cli import main
+
+    quick = ["--max-steps", "1", "--batch-size", "2", "--num-generations", "2", "--num-cases", "2",
+             "--env-kwargs", json.dumps(SHORT), "--no-save", "--output-dir", str(tmp_path)]  # fmt: skip
+    assert (
+        main(["grpo-trl", "--model", "tiny-tools", "--max-completion-length", "384", *quick]) == 0
+    )
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["rollout"] == "environment" and out["steps"] == 1
+    assert "rewards/EMPAToolEnv/mean" in out and out["empa/turns"] >= 1
+    assert out["tools/call_frequency"] > 0
+
+
+def test_empa_train_grpo_trl_says_why_a_model_cannot_take_the_environment_path(capsys):
+    from baselines.train_cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["grpo-trl", "--model", "tiny", "--rollout", "environment", "--max-steps", "1"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert (
+        "--rollout environment: the model cannot play it: its chat template cannot render a "
+        "tool-calling conversation" in err
+    )
