@@ -196,3 +196,20 @@ def test_empa_serve_is_the_same_command():
     parser = build_parser()
     args = parser.parse_args(["serve", "--env", "EMPA-v0", "--port", "9", "--judger", "lexicon"])
     assert args.env == "EMPA-v0" and args.port == 9 and args.judger == "lexicon"
+
+
+def test_trls_environment_path_plays_a_served_environment(server_url):
+    """EMPAToolEnv over ServedEMPAEnv: TRL's environment class, the episode on the server."""
+    from empa_env.integrations.conversation import Conversation
+    from empa_env.integrations.openenv import ServedEMPAEnv
+    from empa_env.integrations.trl import EMPAToolEnv
+
+    env = EMPAToolEnv(conversation=Conversation(ServedEMPAEnv(server_url)))
+    env.reset(case=CASE, seed=SEED)
+    while env.status == "ongoing":
+        env.reply(message=attuned(env.messages))
+    reference = play()
+    assert env.messages == reference.messages
+    assert env.rewards == reference.rewards
+    assert env.last_info["epm"]["EPM_Index"] == reference.epm_index
+    env.conversation.close()

@@ -9,7 +9,9 @@
 * :mod:`.server`: the server, one command:
   ``python -m empa_env.integrations.openenv.server --env EMPA-Bench-v0 --port 8000``;
 * :mod:`.client`: :class:`EMPAEnvClient`, OpenEnv's ``EnvClient`` typed for EMPA
-  (OpenEnv's own ``GenericEnvClient`` works against the server unchanged too).
+  (OpenEnv's own ``GenericEnvClient`` works against the server unchanged too);
+* :mod:`.served`: :class:`ServedEMPAEnv`, a ``gymnasium.Env`` over a server (code written for
+  the in-process environment, TRL's environment path included, plays a served one unchanged).
 
 The names below load on first access, so importing this package needs no OpenEnv.
 """
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from empa_env.integrations.openenv.client import EMPAEnvClient
     from empa_env.integrations.openenv.environment import EMPAEnvironment
     from empa_env.integrations.openenv.models import EMPAAction, EMPAObservation, EMPAState
+    from empa_env.integrations.openenv.served import ServedEMPAEnv
 
 _LAZY: dict[str, str] = {
     "EMPAAction": "empa_env.integrations.openenv.models",
@@ -31,8 +34,12 @@ _LAZY: dict[str, str] = {
     "EMPAState": "empa_env.integrations.openenv.models",
     "EMPAEnvironment": "empa_env.integrations.openenv.environment",
     "EMPAEnvClient": "empa_env.integrations.openenv.client",
+    "ServedEMPAEnv": "empa_env.integrations.openenv.served",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
-__all__ = ["EMPAAction", "EMPAEnvClient", "EMPAEnvironment", "EMPAObservation", "EMPAState"]
+__all__ = [
+    "EMPAAction", "EMPAEnvClient", "EMPAEnvironment", "EMPAObservation", "EMPAState",
+    "ServedEMPAEnv",
+]  # fmt: skip
