@@ -8,8 +8,8 @@ it and parses its ``<tool_call>`` blocks: ``trl.chat_template_utils.add_response
 teaches it in a short supervised warm-up (AdamW on its own assistant turns only) to answer a
 person by calling ``reply`` with one of a few plain replies, turn after turn. The people it
 practises on are EMPA's generated training pool (``EMPA-v0``: their openings and first answers,
-never the benchmark cases). Measured: 200 warm-up steps take ~18 s on one busy CPU core, after
-which ~85% of its samples at temperature 1.0 are well-formed ``reply`` calls.
+never the benchmark cases). Measured: 200 warm-up steps took ~18 s on one busy CPU core, after
+which 17 of 20 samples at temperature 1.0 were well-formed ``reply`` calls.
 """
 
 from __future__ import annotations
