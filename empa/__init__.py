@@ -7,7 +7,12 @@ and ``Env`` subclasses it exports; the work is in :mod:`empa_env.integrations.ve
 
 from __future__ import annotations
 
-from empa_env.integrations.verifiers import (
+import importlib.util
+
+if importlib.util.find_spec("verifiers") is None:
+    raise ImportError("the empa verifiers environment needs: pip install 'empa-gym[verifiers]'")
+
+from empa_env.integrations.verifiers import (  # noqa: E402
     EMPAData,
     EMPAEnvConfig,
     EMPATask,

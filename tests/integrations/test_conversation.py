@@ -70,3 +70,18 @@ def test_json_safe_turns_undefined_numbers_into_none():
 
     value = {"a": math.nan, "b": [1.0, math.inf, (2, np.float64(0.5))], "c": "x", "d": True}
     assert json_safe(value) == {"a": None, "b": [1.0, None, [2, 0.5]], "c": "x", "d": True}
+
+
+def test_a_door_without_its_extra_says_which_extra(monkeypatch, capsys):
+    import sys
+
+    from empa_env.integrations.openenv import server
+
+    monkeypatch.setitem(sys.modules, "openenv.core.env_server.http_server", None)
+    assert server.main(["--env", ENV_ID]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pip install 'empa-gym[openenv]'" in err[0]
+    monkeypatch.setitem(sys.modules, "verifiers", None)
+    monkeypatch.delitem(sys.modules, "empa", raising=False)
+    with pytest.raises(ImportError, match=r"pip install 'empa-gym\[verifiers\]'"):
+        import empa  # noqa: F401

@@ -62,7 +62,12 @@ def build_app(env_id: str = DEFAULT_ENV_ID, max_sessions: int = 8, **env_fields:
     except (TypeError, ValueError, KeyError) as exc:
         raise UserError(f"bad environment option: {exc}") from None
 
-    from openenv.core.env_server.http_server import create_app
+    try:
+        from openenv.core.env_server.http_server import create_app
+    except ImportError as exc:
+        raise UserError(
+            f"serving EMPA needs the openenv extra: pip install 'empa-gym[openenv]' ({exc})"
+        ) from None
 
     from empa_env.integrations.openenv.environment import EMPAEnvironment
     from empa_env.integrations.openenv.models import EMPAAction, EMPAObservation, EMPAState
