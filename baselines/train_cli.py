@@ -12,7 +12,10 @@ Each subcommand's flags are generated from its configuration dataclasses
   :class:`MICACommandOptions`;
 * ``grpo-trl``: TRL's own ``GRPOConfig`` (every field; ``--num-generations`` is ``K``) and
   :class:`GRPOTRLCommandOptions`: stock ``trl.GRPOTrainer`` on EMPA episodes
-  (:mod:`baselines.training.grpo_trl`).
+  (:mod:`baselines.training.grpo_trl`), through TRL's environment path
+  (``environment_factory``: the policy speaks through a ``reply`` tool) when the model's chat
+  template calls tools in a format TRL parses, else through the project's ``rollout_func``
+  (plain replies); ``--rollout environment|loop`` chooses.
 
 Every subcommand takes ``--config FILE`` (a YAML or JSON mapping of the same option names, with
 dashes or underscores); a flag given on the command line wins over the file. ``empa train
@@ -29,6 +32,7 @@ downloaded (the Hugging Face libraries are kept offline for the process).
     empa train mica --model tiny --estimator mica --max-steps 20 \\
         --env-kwargs '{"max_turns": 6, "epm_overrides": {"min_turns": 3}}'
     empa train grpo-trl --model tiny --num-generations 4 --max-steps 20
+    empa train grpo-trl --model tiny-tools --rollout environment --max-completion-length 384
 
 (an episode cannot be shorter than ``min_turns``, 12 in the official preset, so a shorter
 ``max_turns`` needs a smaller ``min_turns`` too.)
@@ -199,6 +203,16 @@ class GRPOTRLCommandOptions:
             "help": "fast decoder: static KV cache + torch.compile: 'auto' (CUDA), 'on', 'off'"
         },
     )
+    rollout: str = field(
+        default="auto",
+        metadata={
+            "help": "'environment': TRL's environment_factory (the policy speaks through a "
+            "reply tool; its chat template must call tools in a format TRL parses); 'loop': the "
+            "project's rollout_func (plain replies, any chat template; the --turn-max-new-tokens, "
+            "--conversation-max-tokens, --decoder and --decode-compile options); 'auto': "
+            "environment when the model can, else loop"
+        },
+    )
     no_save: bool = field(default=False, metadata={"help": "do not write the trained model"})
 
     def __post_init__(self) -> None:
@@ -207,6 +221,12 @@ class GRPOTRLCommandOptions:
 
         check_precision(self.precision)
         GenerationSettings(decoder=self.decoder, compile=self.decode_compile)  # validates them
+        if self.rollout not in ROLLOUTS:
+            raise ValueError(f"rollout must be one of {ROLLOUTS}, got {self.rollout!r}")
+
+
+#: ``empa train grpo-trl --rollout``'s choices.
+ROLLOUTS = ("auto", "environment", "loop")
 
 
 # --- parsers -----------------------------------------------------------------------------------
@@ -467,12 +487,17 @@ def run_grpo_trl(parser: DataclassParser, argv: Sequence[str]) -> int:
     import gymnasium as gym
 
     import empa_env  # noqa: F401  (registers the environment ids)
-    from baselines.training.grpo_trl import empa_grpo_trainer
+    from baselines.training.grpo_trl import (
+        empa_environment_grpo_trainer,
+        empa_grpo_trainer,
+        tool_calling_ready,
+    )
     from baselines.training.mica import env_case_ids
     from baselines.training.tiny import load_or_build
 
     config, opts = parser.parse(argv)
-    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # rollout_func is "experimental"
+    # rollout_func and environment_factory are "experimental" in TRL
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     try:
         probe = gym.make(opts.env_id, **(opts.env_kwargs or {}))
     except (TypeError, ValueError) as exc:
@@ -483,19 +508,37 @@ def run_grpo_trl(parser: DataclassParser, argv: Sequence[str]) -> int:
         parser,
         lambda: load_or_build(opts.model, "causal_lm", seed=config.seed, precision=opts.precision),
     )
-    trainer, rollout = empa_grpo_trainer(
-        model, tokenizer, config, cases, lambda: gym.make(opts.env_id, **(opts.env_kwargs or {})),
-        max_new_tokens=opts.turn_max_new_tokens, max_prompt_length=opts.conversation_max_tokens,
-        epm_index_weight=opts.epm_index_weight, precision=opts.precision,
-        decoder=opts.decoder, decode_compile=opts.decode_compile,
-    )  # fmt: skip
-    trainer.train()
-    rollout.close()
-    _finish(trainer, tokenizer, config.output_dir, save=not opts.no_save)
+    ready, why = tool_calling_ready(tokenizer)
+    if opts.rollout == "environment" and not ready:
+        parser.parser.error(f"--rollout environment: the model cannot play it: {why}")
+    path = (
+        "environment"
+        if opts.rollout == "environment" or (opts.rollout == "auto" and ready)
+        else "loop"
+    )
+    chosen = {"rollout": path, "rollout_reason": why}
+    if path == "environment":
+        trainer, _environments = empa_environment_grpo_trainer(
+            model, tokenizer, config, cases, opts.env_id, opts.env_kwargs,
+            epm_index_weight=opts.epm_index_weight, precision=opts.precision,
+        )  # fmt: skip
+        trainer.train()
+    else:
+        trainer, rollout = empa_grpo_trainer(
+            model, tokenizer, config, cases, lambda: gym.make(opts.env_id, **(opts.env_kwargs or {})),
+            max_new_tokens=opts.turn_max_new_tokens, max_prompt_length=opts.conversation_max_tokens,
+            epm_index_weight=opts.epm_index_weight, precision=opts.precision,
+            decoder=opts.decoder, decode_compile=opts.decode_compile,
+        )  # fmt: skip
+        trainer.train()
+        rollout.close()
+    _finish(trainer, tokenizer, config.output_dir, save=not opts.no_save, extra=chosen)
     return 0
 
 
-def _finish(trainer: Any, tokenizer: Any, output_dir: str, save: bool) -> None:
+def _finish(
+    trainer: Any, tokenizer: Any, output_dir: str, save: bool, extra: dict[str, Any] | None = None
+) -> None:
     """Save the model (every process takes part, as the Trainer requires) and, in the main
     process only, the tokenizer and the JSON summary of the last logged step."""
     if save:
@@ -508,7 +551,9 @@ def _finish(trainer: Any, tokenizer: Any, output_dir: str, save: bool) -> None:
     summary = {
         k: v for k, v in (logged[-1] if logged else {}).items() if isinstance(v, (int, float))
     }
-    _print_json({"steps": trainer.state.global_step, **summary, "output_dir": output_dir})
+    _print_json(
+        {"steps": trainer.state.global_step, **summary, **(extra or {}), "output_dir": output_dir}
+    )
 
 
 @dataclass(frozen=True)
@@ -529,7 +574,8 @@ COMMANDS: dict[str, TrainCommand] = {
         "multi-turn RL in the EMPA environment (MICA and baselines)", mica_parser, run_mica
     ),
     "grpo-trl": TrainCommand(
-        "stock TRL GRPOTrainer on EMPA episodes (trajectory reward: the GRPO baseline)",
+        "stock TRL GRPOTrainer on EMPA episodes (trajectory reward: the GRPO baseline), through "
+        "TRL's environment path where the model can call tools",
         grpo_trl_parser,
         run_grpo_trl,
     ),

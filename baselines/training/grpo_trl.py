@@ -1,16 +1,24 @@
 """TRL's own ``GRPOTrainer``, unchanged, trained on EMPA episodes with the trajectory reward (the
-MICA paper's GRPO baseline), for users who want stock TRL.
+MICA paper's GRPO baseline), for users who want stock TRL. Two ways, both TRL's documented ones
+(``empa train grpo-trl --rollout environment|loop|auto``):
 
-What TRL 1.16 offers for multi-turn work, and why this adapter uses ``rollout_func``:
-``GRPOTrainer(environment_factory=...)`` is for *tool-calling* environments (the environment's
-public methods become tools the model calls; ``reset`` may append text to the prompt;
-``get_reward`` scores the rollout); the conversation only goes on while the model emits tool
-calls in its chat template's tool-call format, and the environment's answers come back as
-``tool`` messages. An EMPA user talks in ``user`` turns whatever the policy writes, so that
-interface does not fit. ``GRPOTrainer(rollout_func=...)`` hands the per-process prompts to a
-function that returns, per prompt, ``prompt_ids``, ``completion_ids`` and ``logprobs``, plus an
-optional ``env_mask`` (1 on the model's tokens, 0 on the environment's, which get no loss) and
-extra fields that reach the reward functions: exactly one multi-turn episode per sample.
+* **TRL's environment path** (:func:`empa_environment_grpo_trainer`):
+  ``GRPOTrainer(environment_factory=...)`` with :class:`~empa_env.integrations.trl.EMPAToolEnv`.
+  TRL runs the multi-turn loop itself; the conversation goes on while the model calls a tool in
+  its chat template's tool-call format (TRL parses it with the tokenizer's response template),
+  so the policy speaks through the ``reply`` tool and the person answers as the tool's result.
+  It needs a model whose chat template calls tools in a format TRL parses
+  (:func:`tool_calling_ready`: Qwen2.5/Qwen3, Llama 3.1/3.2, ...).
+* **The project's loop** (:func:`empa_grpo_trainer`), for what TRL's path cannot do:
+  ``GRPOTrainer(rollout_func=...)`` hands the per-process prompts to
+  :class:`EMPARolloutFunction`, which returns, per prompt, ``prompt_ids``, ``completion_ids`` and
+  ``logprobs``, an ``env_mask`` (1 on the model's tokens, 0 on the environment's, which get no
+  loss) and extra fields that reach the reward functions: one multi-turn episode per sample. It
+  adds: the policy's replies are plain ``assistant`` turns (any chat template, no tool-call
+  format: an EMPA user answers whatever the policy writes, which is what the benchmark plays); an
+  episode's generation carries the KV cache across turns and every episode of a generation plays
+  in lockstep (one batched generation per turn); the rollouts' own metrics (turns, success rate,
+  tokens read per turn); the precision and decoder options.
 
 :class:`EMPARolloutFunction` is that ``rollout_func``. Each training row's ``prompt`` is a case id
 of the environment's pool (:func:`grpo_dataset`); TRL repeats it ``num_generations`` times (the
@@ -239,7 +247,77 @@ def empa_grpo_trainer(
     return trainer, rollout
 
 
+def tool_calling_ready(tokenizer: Any) -> tuple[bool, str]:
+    """``(ready, why)``: whether TRL's environment path can drive a model with ``tokenizer``:
+    its chat template renders tool calls and TRL parses them (a response template on the
+    tokenizer, set by ``trl.chat_template_utils.add_response_schema`` for the templates TRL
+    knows)."""
+    from trl.chat_template_utils import add_response_schema, supports_tool_calling
+
+    if not supports_tool_calling(tokenizer):
+        return False, "its chat template cannot render a tool-calling conversation"
+    if getattr(tokenizer, "response_template", None) is None and (
+        getattr(tokenizer, "response_schema", None) is None
+    ):
+        try:
+            add_response_schema(tokenizer)
+        except ValueError:
+            return False, (
+                "TRL has no parser for its chat template's tool calls (set the tokenizer's "
+                "response_template)"
+            )
+    return True, "its chat template calls tools in a format TRL parses"
+
+
+def empa_environment_grpo_trainer(
+    model: Any,
+    tokenizer: Any,
+    args: Any,
+    case_ids: Sequence[str],
+    env_id: str,
+    env_kwargs: Mapping[str, Any] | None = None,
+    epm_index_weight: float = 0.0,
+    precision: str = "auto",
+) -> tuple[Any, list[Any]]:
+    """A stock ``trl.GRPOTrainer`` on EMPA through TRL's environment path:
+    ``(trainer, environments)`` (the environments TRL made, for per-turn rewards).
+
+    The reward is the environment's ``get_reward`` (the episode's IDR return, weight 1, logged
+    as ``rewards/EMPAToolEnv``) plus the EPM-Index with ``epm_index_weight`` (``args``'s
+    ``reward_weights`` are replaced by ``[epm_index_weight]``; TRL appends the environment's 1).
+    ``args.max_completion_length`` bounds a whole episode (replies and the person's answers)."""
+    from trl import GRPOTrainer
+
+    from baselines.training.tiny import check_precision, master_weights
+    from empa_env.integrations.trl import EMPAToolEnv, empa_dataset, epm_index_reward
+
+    check_precision(precision)
+    if precision == "bf16-mixed":
+        args.bf16 = True
+    elif precision in ("fp32", "bf16-pure"):
+        args.bf16 = False
+    model = master_weights(model, precision, args.learning_rate)
+    environments: list[EMPAToolEnv] = []
+    kwargs = dict(env_kwargs or {})
+
+    def environment() -> EMPAToolEnv:
+        environments.append(EMPAToolEnv(env_id, **kwargs))
+        return environments[-1]
+
+    args.reward_weights = [float(epm_index_weight)]
+    trainer = GRPOTrainer(
+        model=model,
+        reward_funcs=[epm_index_reward],
+        args=args,
+        train_dataset=empa_dataset(env_id, list(case_ids), seed=args.seed),
+        processing_class=tokenizer,
+        environment_factory=environment,
+    )
+    return trainer, environments
+
+
 __all__ = [
-    "EMPARolloutFunction", "empa_grpo_trainer", "episode_metrics", "episode_streams",
-    "epm_index_reward", "grpo_dataset", "trajectory_reward",
+    "EMPARolloutFunction", "empa_environment_grpo_trainer", "empa_grpo_trainer",
+    "episode_metrics", "episode_streams", "epm_index_reward", "grpo_dataset",
+    "tool_calling_ready", "trajectory_reward",
 ]  # fmt: skip

@@ -20,8 +20,9 @@ SPECIAL_TOKENS = ("<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|pad|>")
 
 #: Help text of the ``model`` option of the training configurations.
 MODEL_HELP = (
-    "'tiny' (built offline), a local checkpoint directory, or a Hugging Face id already in the "
-    "local cache (never downloaded)"
+    "'tiny' (built offline), 'tiny-tools' (the tiny model taught to speak through a reply tool, "
+    "for TRL's environment path), a local checkpoint directory, or a Hugging Face id already in "
+    "the local cache (never downloaded)"
 )
 
 #: ChatML. The assistant's content *and* its ``<|im_end|>`` sit inside the generation block, so
@@ -301,7 +302,8 @@ def master_weights(model: Any, precision: str = "auto", learning_rate: float | N
 def load_or_build(
     name_or_path: str, kind: str = "causal_lm", seed: int = 0, precision: str = "auto"
 ) -> tuple[Any, Any]:
-    """``"tiny"`` builds a fresh tiny model; anything else loads a local checkpoint directory or a
+    """``"tiny"`` builds a fresh tiny model (``"tiny-tools"``: one that calls tools,
+    :mod:`baselines.training.tiny_tools`); anything else loads a local checkpoint directory or a
     Hugging Face id from the local cache (``local_files_only``: :class:`FileNotFoundError` with a
     one-line message when it is not there). The weights are fp32 whatever the checkpoint's dtype,
     bf16 for ``precision="bf16-pure"`` only (:func:`master_weights`)."""
@@ -312,6 +314,11 @@ def load_or_build(
     if name_or_path == "tiny":
         builder = build_tiny_causal_lm if kind == "causal_lm" else build_tiny_reward_model
         model, tokenizer = builder(seed=seed)
+        return model.to(dtype), tokenizer
+    if name_or_path == "tiny-tools" and kind == "causal_lm":
+        from baselines.training.tiny_tools import build_tiny_tool_caller
+
+        model, tokenizer = build_tiny_tool_caller(seed=seed)
         return model.to(dtype), tokenizer
     from transformers import (
         AutoModelForCausalLM,

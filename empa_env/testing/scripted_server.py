@@ -324,6 +324,17 @@ def play_case_writer(messages: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def play_policy(messages: list[dict[str, Any]]) -> str:
+    """Any other request is a model under test talking with someone: a plain reply built from
+    their last message (deterministic, and different each turn), or a greeting when there is
+    none."""
+    words = _last_user(messages).split()
+    if not words:
+        return "Hello from the scripted server."
+    quoted = " ".join(words[:6]).rstrip(".,;:!?")
+    return f"You said {quoted}, and it sounds like a lot to carry. What part of it weighs most?"
+
+
 def _tool_call_message(
     name: str, args: dict[str, Any], arguments: str | None = None
 ) -> dict[str, Any]:
@@ -372,7 +383,7 @@ def _answer(role: str, body: dict[str, Any], fault: str | None) -> tuple[dict[st
     elif role == "case-writer":
         content = play_case_writer(messages)
     else:
-        content = "Hello from the scripted server."
+        content = play_policy(messages)
     leaked = body.get("_echo")
     if leaked:  # the echo_key fault: the credential goes into the content
         if isinstance(content, dict) and isinstance(content.get("reasoning"), dict):
@@ -381,6 +392,24 @@ def _answer(role: str, body: dict[str, Any], fault: str | None) -> tuple[dict[st
             content = f"{content} ({leaked})"
     text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
     return {"role": "assistant", "content": text}, "stop"
+
+
+def stream_chunks(completion: dict[str, Any]) -> list[dict[str, Any]]:
+    """A chat completion as the ``chat.completion.chunk`` objects of a streamed answer
+    (``stream: true``): the message in one delta, then the finish reason with the usage."""
+    choice = completion["choices"][0]
+    message = choice["message"]
+    delta: dict[str, Any] = {"role": "assistant", "content": message.get("content") or ""}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(message["tool_calls"])]
+    head = {key: completion[key] for key in ("id", "created", "model")}
+    return [
+        {**head, "object": "chat.completion.chunk",
+         "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+        {**head, "object": "chat.completion.chunk",
+         "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
+         "usage": completion["usage"]},
+    ]  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------
@@ -551,21 +580,35 @@ class _Handler(BaseHTTPRequestHandler):
         completion_tokens = len(
             str(message.get("content") or json.dumps(message.get("tool_calls"))).split()
         )
-        self._send(
-            200,
-            {
-                "id": f"chatcmpl-{_stable(json.dumps(body, sort_keys=True)) % 10**12}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": body.get("model", "scripted"),
-                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens,
-                },
+        completion = {
+            "id": f"chatcmpl-{_stable(json.dumps(body, sort_keys=True)) % 10**12}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", "scripted"),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
             },
-        )
+        }
+        if body.get("stream"):
+            self._send_events(stream_chunks(completion))
+        else:
+            self._send(200, completion)
+
+    def _send_events(self, chunks: list[dict[str, Any]]) -> None:
+        """A streamed answer: server-sent events, one per chunk, then ``data: [DONE]``."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        for chunk in chunks:
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
 
 
 class _Server(ThreadingHTTPServer):

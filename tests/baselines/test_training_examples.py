@@ -38,7 +38,8 @@ PRELOAD = [
     "datasets", "accelerate", "trl", "trl.trainer.grpo_trainer", "trl.trainer.sft_trainer", "trl.trainer.reward_trainer",
     "pandas", "gymnasium", "empa_env", "baselines.training.experiment", "baselines.training.mica",
     "baselines.training.grpo_trl", "baselines.training.sft", "baselines.training.rm",
-    "baselines.training.rewards", "baselines.training.tiny",
+    "baselines.training.rewards", "baselines.training.tiny", "baselines.training.tiny_tools",
+    "empa_env.integrations.trl",
 ]  # fmt: skip
 
 
