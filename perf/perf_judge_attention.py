@@ -1,4 +1,4 @@
-"""Does the default judge reward attention to *this* person? Content-blind policies, a white-box
+"""Does the semantic judge (``judger="semantic"``) reward attention to *this* person? Content-blind policies, a white-box
 optimiser and disguised insults, scored as the environment scores them (issue 21).
 
     python -m perf.perf_judge_attention [--cases 30] [--candidates 32] [--only NAME ...]
@@ -222,8 +222,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--candidates", type=int, default=32, help="oracle candidates per turn")
     ap.add_argument("--only", nargs="*", default=None, help="policies to run (default: all)")
     ap.add_argument("--show", type=int, default=3, help="top replies printed per policy")
+    ap.add_argument("--judger", default="semantic", help="the judge attacked (a semantic one: "
+                    "the replay attack ranks corpus sentences by its bare heads)")  # fmt: skip
     args = ap.parse_args(argv)
-    env = EMPAEnv("empa30-v1")
+    env = EMPAEnv("empa30-v1", judger=args.judger)
     cases = list(env.cases)[: args.cases]
     pool = corpus_sentences()
     ranked = head_ranked(env, pool)

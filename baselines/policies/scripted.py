@@ -272,13 +272,19 @@ def _asking() -> tuple[type[StatelessPolicy], ...]:
     return AsksAndUsesPolicy, AsksAndIgnoresPolicy
 
 
+def _reflective() -> type[StatelessPolicy]:
+    from baselines.policies.reflective import ReflectivePolicy
+
+    return ReflectivePolicy
+
+
 _CLASSES: tuple[type[StatelessPolicy], ...] = (
     AttunedPolicy, AdviceGiverPolicy, LecturerPolicy, RandomMixerPolicy, EmptyPolicy,
     VerbosePolicy, KeywordStufferPolicy, RepeaterPolicy, ParrotPolicy, JudgeInjectionPolicy,
-    StockPhrasesPolicy, WordSaladPolicy, *_asking(),
+    StockPhrasesPolicy, WordSaladPolicy, *_asking(), _reflective(),
 )  # fmt: skip
 SCRIPTED: dict[str, type[StatelessPolicy]] = {cls.name: cls for cls in _CLASSES}
-REFERENCE_POLICIES = ("attuned", "advice_giver", "lecturer", "random_mixer")
+REFERENCE_POLICIES = ("reflective", "attuned", "advice_giver", "lecturer", "random_mixer")
 #: A controlled pair (:mod:`baselines.policies.asking`): both ask about the person every turn;
 #: only the first uses the answer. A user who listens ranks them in this order.
 LISTENING_PAIR = ("asks_and_uses", "asks_and_ignores")

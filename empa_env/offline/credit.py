@@ -53,7 +53,10 @@ REFERENCE_WEIGHT = 0.3
 #: replies written for the project's cases: about two thirds of attentive paraphrases reach it,
 #: one stock frame or generic line in ten.
 PARAPHRASE = -0.17
-PARAPHRASE_STRONG = -0.08
+PARAPHRASE_STRONG = -0.12
+#: The share of P's scale a question reaches (EMPA's P: a question opens a step, P 2 strengthens
+#: the person's agency).
+QUESTION_SHARE = 0.6
 #: The act strength below which a sentence earns no warmth (A).
 WARMTH_MIN = 0.45
 #: The strength the rules' reading of warmth in form gives when the act head rates it lower.
@@ -249,7 +252,8 @@ def sentence_credit(
         explore = max(explore, 0.5)
     if explore >= 0.35 and s.addressee in ("user", "other"):
         if grounding:
-            give("P", explore, f"asks about what they told{where}", grounding)
+            # a question opens the way; P's top level is for handing agency back (below)
+            give("P", explore, f"asks about what they told{where}", grounding * QUESTION_SHARE)
         else:
             give("P", explore, "a question that fits any conversation", 0.25)
     affirm = p.get("affirmation", 0.0)

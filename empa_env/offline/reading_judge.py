@@ -30,12 +30,14 @@ from empa_env.offline.harm import findings
 from empa_env.offline.semantic.encoder import shared_encoder
 from empa_env.offline.semantic.judger import SemanticJudger
 from empa_env.reading import lexicon as reading_lexicon
+from empa_env.reading.act_head import act_head
 from empa_env.reading.reply import ReplyReading, read_reply
 from empa_env.roles.base import Judger
 from empa_env.roles.views import JudgeView, Message
 from epm.rubric import AXES
 from epm.trajectory import Judgement
 
+USE_HEADS = True
 #: The encoder tier whose heads grade the levels.
 DEFAULT_TIER = "static"
 
@@ -65,6 +67,7 @@ class ReadingJudger(Judger):
             "credit": CREDIT_RULES,
             "reading_lexicon_sha256": reading_lexicon.lexicon_sha256(),
             "meanings_sha256": reading_lexicon.MEANINGS_SHA256,
+            "acts_sha256": act_head().sha256,
             "guards": self.guards.version,
             "fluency_sha256": fluency_sha256(),
             **{f"heads.{k}": str(v) for k, v in self.heads.describe().items()},
@@ -72,12 +75,21 @@ class ReadingJudger(Judger):
 
     # ------------------------------------------------------------------------------------------
     def judge(self, view: JudgeView) -> Judgement:
+        return self._judge_view(view)
+
+    def judge_batch(self, views: Sequence[JudgeView]) -> list[Judgement]:
+        """The same judgements as :meth:`judge`, the heads' encodings made in one batch first."""
+        self.heads.prepare(views)
+        return [self._judge_view(v) for v in views]
+
+    def _judge_view(self, view: JudgeView) -> Judgement:
         code = base_code(getattr(view.profile, "language", None) or "en")
         return self.rate_reply(view.reply, view.history, code)
 
-    def judge_batch(self, views: Sequence[JudgeView]) -> list[Judgement]:
-        self.heads.prepare(views)
-        return [self.judge(v) for v in views]
+    @property
+    def encoder(self):  # noqa: ANN201 - the heads' CachedEncoder
+        """The sentence encoder the heads (and the reading's sentence vectors) use."""
+        return self.heads.encoder
 
     def rate(self, user_text: str, reply: str, history: Sequence[Message] = ()) -> Judgement:
         """Profile-free rating: ``reply`` to ``user_text`` (after ``history``, if any)."""
@@ -100,7 +112,7 @@ class ReadingJudger(Judger):
         users = [m.content for m in history if m.role == "user"]
         reading = read_reply(reply, users, code)
         verdict = self.guards.inspect(reply, history, code)
-        heads = self._heads(users, reply) if reply.strip() else None
+        heads = self._heads(users, reply) if reply.strip() and USE_HEADS else None
         return reading, reply_credit(reading, heads, verdict.discredited)
 
     def _generic_earned_before(self, history: Sequence[Message], code: str) -> bool:

@@ -22,6 +22,7 @@ person and no second person), ``"other"`` (a third person or nobody in particula
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from empa_env.reading.lexicon import lexicon, meanings, parts_of_speech
@@ -73,6 +74,7 @@ _ADVICE_MODALS = (
     ("i", "recommend"), ("i'd", "recommend"), ("my", "advice"), ("if", "i", "were", "you"),
     ("you", "can", "try"), ("you", "could", "try"), ("just",),
 )  # fmt: skip
+_ADVICE_MODALS_NOT_JUST = tuple(p for p in _ADVICE_MODALS if p != ("just",))
 #: Verbs after a sentence's first word that make that word a subject, not an imperative ("Shame
 #: seems ...", "Work has ...").
 _SUBJECT_VERBS = frozenset(
@@ -126,6 +128,20 @@ def _has(words: list[str] | str, phrase: tuple[str, ...]) -> bool:
 
 def _joined(words: list[str]) -> str:
     return f" {' '.join(words)} "
+
+
+_PATTERNS: dict[int, re.Pattern[str]] = {}
+
+
+def _any(joined: str, phrases: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether any of ``phrases`` stands in ``joined`` (one compiled alternation per list)."""
+    pattern = _PATTERNS.get(id(phrases))
+    if pattern is None:
+        alternatives = sorted({" ".join(p) for p in phrases}, key=len, reverse=True)
+        pattern = _PATTERNS[id(phrases)] = re.compile(
+            "|".join(f"(?= {re.escape(a)} )" for a in alternatives)
+        )
+    return pattern.search(joined) is not None
 
 
 def _starts(words: list[str], phrase: tuple[str, ...], skip: frozenset[str] = _DISCOURSE) -> bool:
@@ -349,7 +365,7 @@ def _warm(words: list[str], tokens: tuple[Token, ...], acts: set[str], addressee
     if "understanding" in acts:
         return True
     joined = _joined(words)
-    if any(_has(joined, p) for p in _WARM_PHRASES):
+    if _any(joined, _WARM_PHRASES):
         if "apology" in acts and not any(
             w in ("hope", "luck", "hug", "hugs", "care", "alone") for w in words
         ):
@@ -438,7 +454,7 @@ def read_acts(cut: Cut) -> SentenceActs:
         _has(joined, ("you", m, v)) for m in ("must", "might", "may", "could")
         for v in ("be", "feel", "have", "still", "really", "so")
     )
-    modal = any(_has(joined, p) for p in _ADVICE_MODALS if p != ("just",))
+    modal = _any(joined, _ADVICE_MODALS_NOT_JUST)
     if question:
         # a question asks; it advises only in an advising form ("have you tried ...?", "why
         # don't you ...?", "could you try ...?"), not because "you could" stands in it
@@ -449,9 +465,9 @@ def read_acts(cut: Cut) -> SentenceActs:
         acts.add("advice")
     if _closing(words, cut.tokens, question):
         acts.add("closing")
-    if any(_has(joined, p) for p in _UNDERSTAND):
+    if _any(joined, _UNDERSTAND):
         acts.add("understanding")
-    if any(_has(joined, p) for p in _APOLOGY_SELF):
+    if _any(joined, _APOLOGY_SELF):
         acts.add("apology")
     if any(t.lemma in lex.thanks for t in cut.tokens) and not _has(joined, ("no", "thanks")):
         acts.add("thanks")

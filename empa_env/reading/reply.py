@@ -24,6 +24,7 @@ from empa_env.reading.language import UNREADABLE, sentence_language
 from empa_env.reading.lexicon import lexicon
 from empa_env.reading.tokens import Cut, Token, sentences_of
 from empa_env.reading.world import (
+    WINDOW,
     Amount,
     Reference,
     UserWorld,
@@ -267,9 +268,26 @@ def _act_probs(cut: Cut) -> dict[str, float]:
     return {label: float(p) for label, p in zip(head.labels, probs, strict=True)}
 
 
-def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
-    lang = sentence_language(cut.text, cut.tokens, code, world.vocabulary)
-    acts = read_acts(cut)
+@dataclass(frozen=True)
+class _Core:
+    """What a sentence is whoever reads it: its language (before the conversation's own words are
+    counted as the case's language), acts, act probabilities, feelings and amounts."""
+
+    language: str
+    acts: SentenceActs
+    act_probs: dict[str, float]
+    feelings: tuple[tuple[int, str], ...]
+    attributed: tuple[str, ...]
+    amounts: tuple[Amount, ...]
+
+
+def _core_weight(args: tuple, value: object) -> int:  # noqa: ANN001
+    return 1500 + 160 * len(args[0].text)
+
+
+@lru_bytes(16 << 20, _core_weight)
+def _core(cut: Cut, code: str) -> _Core:
+    lang = sentence_language(cut.text, cut.tokens, code)
     feelings: list[tuple[int, str]] = []
     for k, t in enumerate(cut.tokens):
         if t.closed or not t.text.isalpha() or (t.capital and k > 0):
@@ -277,43 +295,56 @@ def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
         fam = feeling_family(t.text)
         if fam:
             feelings.append((k, fam))
-    attributed = _attributed(cut.tokens, feelings)
-    amounts = amounts_in(cut.tokens)
-    refs = references(cut.tokens, world) if lang == code else ()
-    mis = _misreadings(cut, world, attributed, amounts) if lang == code else []
+    return _Core(
+        lang, read_acts(cut), _act_probs(cut) if lang == code else {}, tuple(feelings),
+        tuple(_attributed(cut.tokens, feelings)), tuple(amounts_in(cut.tokens, cut.text)),
+    )  # fmt: skip
+
+
+def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
+    core = _core(cut, code)
+    lang = core.language
+    if lang != code:  # the conversation's own words (names, a word of theirs) are its language
+        lang = sentence_language(cut.text, cut.tokens, code, world.vocabulary)
+    probs = core.act_probs if core.act_probs or lang != code else _act_probs(cut)
+    ok = lang == code
     return SentenceReading(
         text=cut.text,
         start=cut.start,
         end=cut.end,
         tokens=cut.tokens,
         language=lang,
-        acts=acts,
-        references=refs,
-        feelings=tuple(dict.fromkeys(f for _, f in feelings)),
-        attributed=tuple(dict.fromkeys(attributed)),
-        misreadings=tuple(mis),
-        amounts=tuple(amounts),
-        paraphrase=paraphrase_of(cut.tokens, world) if lang == code else NO_PARAPHRASE,
-        act_probs=_act_probs(cut) if lang == code else {},
+        acts=core.acts,
+        references=references(cut.tokens, world) if ok else (),
+        feelings=tuple(dict.fromkeys(f for _, f in core.feelings)),
+        attributed=tuple(dict.fromkeys(core.attributed)),
+        misreadings=tuple(_misreadings(cut, world, list(core.attributed), list(core.amounts)))
+        if ok else (),
+        amounts=core.amounts,
+        paraphrase=paraphrase_of(cut.tokens, world) if ok else NO_PARAPHRASE,
+        act_probs=probs if ok else {},
         _foreign=lang not in (code, UNREADABLE),
     )
 
 
 def _read_weight(args: tuple, value: object) -> int:  # noqa: ANN001
-    reply, texts, _ = args
+    reply, texts = args[0], args[1]
     return 2000 + 200 * len(reply) + 8 * sum(len(t) for t in texts)
 
 
 @lru_bytes(24 << 20, _read_weight)
-def _read(reply: str, texts: tuple[str, ...], code: str) -> ReplyReading:
-    world = user_world(texts, code)
+def _read(reply: str, texts: tuple[str, ...], code: str, window: int | None) -> ReplyReading:
+    world = user_world(texts, code, window)
     sentences = tuple(_read_sentence(c, world, code) for c in sentences_of(reply, code))
     return ReplyReading(reply, code, sentences, world, texts)
 
 
-def read_reply(reply: str, user_texts: Sequence[str], code: str = "en") -> ReplyReading:
-    """Read ``reply`` against what the user said in ``user_texts`` (oldest first)."""
-    return _read(reply, tuple(user_texts), code)
+def read_reply(
+    reply: str, user_texts: Sequence[str], code: str = "en", window: int | None = WINDOW
+) -> ReplyReading:
+    """Read ``reply`` against what the user said in ``user_texts`` (oldest first; the last
+    ``window`` of them, all with ``None``)."""
+    return _read(reply, tuple(user_texts), code, window)
 
 
 __all__ = ["Misreading", "ReplyReading", "SentenceReading", "read_reply"]

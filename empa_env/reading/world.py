@@ -33,8 +33,9 @@ from empa_env.reading.tokens import Token, sentences_of, tokens_of
 REFERENCE_SIMILARITY = 0.62
 #: Closeness at which a word belongs to a feeling family it is not listed in.
 FEELING_SIMILARITY = 0.74
-#: Messages of the user read (the most recent ones).
-WINDOW = 12
+#: Messages of the user read (None: all of them; the fold is kept per conversation, so a turn reads
+#: only its new message).
+WINDOW: int | None = None
 
 
 @dataclass(frozen=True)
@@ -307,39 +308,67 @@ def _message(text: str, code: str) -> _Message:
     return _Message(toks, names, relations, tuple(amounts_in(toks, text)), tuple(entries))
 
 
+@dataclass(frozen=True)
+class _Fold:
+    """The user's messages folded so far (what :func:`_world` extends by one message)."""
+
+    names: dict[str, str]
+    relations: dict[str, tuple[str, ...]]
+    acc: dict[str, Item]
+    feelings: tuple[str, ...]  # most recent first
+    amounts: tuple[Amount, ...]
+    vocabulary: frozenset[str]
+
+
+_EMPTY = _Fold({}, {}, {}, (), (), frozenset())
+
+
+def _fold_weight(args: tuple, value: object) -> int:  # noqa: ANN001
+    return 3000 + 24 * sum(len(t) for t in args[0])
+
+
+@lru_bytes(8 << 20, _fold_weight)
+def _fold(texts: tuple[str, ...], code: str) -> _Fold:
+    """The messages folded, each added to the fold of the ones before it (cached: a conversation
+    adds one message a turn, so each turn reads one new message)."""
+    if not texts:
+        return _EMPTY
+    before = _fold(texts[:-1], code)
+    msg = _message(texts[-1], code)
+    names = dict(before.names)
+    for name, rel in msg.names.items():
+        if rel or name not in names:
+            names[name] = rel or names.get(name, "")
+    relations = dict(before.relations)
+    for rel, who in msg.relations.items():
+        old = relations.get(rel, ())
+        relations[rel] = old + tuple(w for w in who if w not in old)
+    acc = dict(before.acc)
+    feelings = list(before.feelings)
+    for key, kind, sv, pos, form, fam in msg.entries:
+        if fam:
+            if fam in feelings:
+                feelings.remove(fam)
+            feelings.insert(0, fam)
+        old = acc.get(key)
+        if old is None:
+            acc[key] = Item(key, frozenset({form}), kind, sv, pos)
+        elif sv > old.salience or form not in old.forms or not pos <= old.pos:
+            acc[key] = Item(key, old.forms | {form}, old.kind, max(old.salience, sv), old.pos | pos)
+    return _Fold(
+        names, relations, acc, tuple(feelings), before.amounts + msg.amounts,
+        before.vocabulary | {t.text for t in msg.tokens},
+    )  # fmt: skip
+
+
 def _world_weight(args: tuple, value: object) -> int:  # noqa: ANN001
     return 4000 + 40 * sum(len(t) for t in args[0])
 
 
 @lru_bytes(8 << 20, _world_weight)
 def _world(texts: tuple[str, ...], code: str) -> UserWorld:
-    names: dict[str, str] = {}
-    relations: dict[str, list[str]] = {}
-    items: dict[str, Item] = {}
-    feelings: list[str] = []
-    amounts: list[Amount] = []
-    vocabulary: set[str] = set()
-    for age, text in enumerate(reversed(texts)):
-        msg = _message(text, code)
-        for name, rel in msg.names.items():
-            if rel or name not in names:
-                names[name] = rel or names.get(name, "")
-        for rel, who in msg.relations.items():
-            relations.setdefault(rel, [])
-            relations[rel].extend(w for w in who if w not in relations[rel])
-        vocabulary.update(t.text for t in msg.tokens)
-        amounts.extend(msg.amounts)
-        decay = max(0.55, 0.9**age)
-        for key, kind, sv, pos, form, fam in msg.entries:
-            if fam and fam not in feelings:
-                feelings.append(fam)
-            sv *= decay
-            old = items.get(key)
-            if old is None:
-                items[key] = Item(key, frozenset({form}), kind, sv, pos)
-            else:
-                items[key] = Item(old.lemma, old.forms | {form}, old.kind, max(sv, old.salience),
-                                  old.pos | pos)  # fmt: skip
+    fold = _fold(texts, code)
+    items = fold.acc
     rows = tuple(k for k in items if items[k].kind != "person")
     M, where = meanings().matrix(rows)
     matrix = np.zeros((len(rows), meanings().dim), np.float32)
@@ -356,20 +385,20 @@ def _world(texts: tuple[str, ...], code: str) -> UserWorld:
         recent_lemmas=recent_lemmas,
         recent_vector=recent_vector,
         items=items,
-        names=names,
-        relations={k: tuple(v) for k, v in relations.items()},
-        feelings=tuple(reversed(feelings)),
-        amounts=tuple(amounts),
-        vocabulary=frozenset(vocabulary),
+        names=fold.names,
+        relations=fold.relations,
+        feelings=fold.feelings,
+        amounts=fold.amounts,
+        vocabulary=fold.vocabulary,
         _matrix=matrix,
         _rows=rows,
     )
 
 
-def user_world(user_texts: Iterable[str], code: str = "en") -> UserWorld:
-    """The world of the user's last :data:`WINDOW` non-empty messages."""
-    texts = tuple(t for t in user_texts if t and t.strip())[-WINDOW:]
-    return _world(texts, code)
+def user_world(user_texts: Iterable[str], code: str = "en", window: int | None = WINDOW) -> UserWorld:
+    """The world of the user's last ``window`` non-empty messages (all with ``None``)."""
+    texts = tuple(t for t in user_texts if t and t.strip())
+    return _world(texts[-window:] if window else texts, code)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ import pytest
 import empa_env  # noqa: F401  (registers the ids)
 from baselines.policies.scripted import AdviceGiverPolicy, AttunedPolicy
 from empa_env.env import EMPAEnv, judge_ahead
-from empa_env.offline.guarded import GuardedJudger
 from empa_env.roles.base import Judger
 from empa_env.roles.views import JudgeView
 from empa_env.rollout import play_episode, play_lockstep
@@ -37,12 +36,16 @@ def _views(env: EMPAEnv, policy, turns: int) -> list[JudgeView]:  # noqa: ANN001
 
 
 def _clear(env: EMPAEnv) -> None:
+    """Every bounded cache and the judge's encoder cache emptied (a cold judge)."""
+    from empa_env.bounded_cache import clear_all
+
     judge = env.roles.judger
-    inner = getattr(judge, "inner", judge)
+    inner = getattr(judge, "inner", None) or getattr(judge, "heads", judge)
     inner.encoder.clear()
     grounding = getattr(inner, "grounding", None)
     if grounding is not None:
         grounding._read.cache_clear()
+    clear_all()
 
 
 @pytest.mark.parametrize("judger", ["offline", "semantic:minilm"])
@@ -61,7 +64,8 @@ def test_judge_batch_returns_what_judge_returns(judger: str):
 def test_lockstep_judges_each_turn_in_one_batch_and_plays_as_alone(monkeypatch):
     calls: list[int] = []
     singles: list[int] = []
-    batch, single = GuardedJudger.judge_batch, GuardedJudger.judge
+    default = type(EMPAEnv("empa30-v1").roles.judger)
+    batch, single = default.judge_batch, default.judge
 
     def counting_batch(self, views):  # noqa: ANN001, ANN202
         calls.append(len(views))
@@ -71,8 +75,8 @@ def test_lockstep_judges_each_turn_in_one_batch_and_plays_as_alone(monkeypatch):
         singles.append(1)
         return single(self, view)
 
-    monkeypatch.setattr(GuardedJudger, "judge_batch", counting_batch)
-    monkeypatch.setattr(GuardedJudger, "judge", counting_judge)
+    monkeypatch.setattr(default, "judge_batch", counting_batch)
+    monkeypatch.setattr(default, "judge", counting_judge)
     policy = AttunedPolicy()
     envs = [gym.make("EMPA-Bench-v0", max_turns=14) for _ in CASES]
     together = play_lockstep(
@@ -118,7 +122,7 @@ def test_a_failing_batch_leaves_each_step_to_its_own_judge(monkeypatch):
     plain = EMPAEnv("empa30-v1", max_turns=14)
     plain.reset(seed=0, options={"case": CASES[0]})
     _, _, _, _, expected = plain.step(reply)
-    monkeypatch.setattr(GuardedJudger, "judge_batch", broken)
+    monkeypatch.setattr(type(plain.roles.judger), "judge_batch", broken)
     env = EMPAEnv("empa30-v1", max_turns=14)
     env.reset(seed=0, options={"case": CASES[0]})
     assert judge_ahead([env], [reply]) == 0

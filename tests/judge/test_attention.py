@@ -1,7 +1,8 @@
-"""The reward follows attention to this person (issue 21): the text layer reads what a person
-reads, a single hostile sentence caps the whole reply however it is disguised, kind negations are
-never penalised, credit needs grounding in what this user said, and the learned assets are shipped
-files that no installed suite changes."""
+"""The semantic judge (``judger="semantic"``, the default before the reading judge) follows
+attention to this person (issue 21): the text layer reads what a person reads, a single hostile
+sentence caps the whole reply however it is disguised, kind negations are never penalised, credit
+needs grounding in what this user said, and the learned assets are shipped files that no installed
+suite changes. The reading judge's own tests are ``test_reading_judge.py``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from empa_env.offline.default import offline_judger
+from empa_env.offline.default import semantic_judger
 from empa_env.roles.views import JudgeView, Message
 from empa_env.text import reading_form, sentence_texts
 
@@ -28,7 +29,7 @@ OTHER_USER = "My dog died last week and the flat is so quiet now. I keep setting
 
 @pytest.fixture(scope="module")
 def judge():
-    return offline_judger()
+    return semantic_judger()
 
 
 def rate(judge, user: str, reply: str, earlier: tuple[Message, ...] = ()):  # noqa: ANN001
@@ -261,7 +262,7 @@ def test_adding_a_suite_folder_changes_no_score(judge, tmp_path):
     extra.parent.mkdir()
     extra.write_text("opening: Zebra quantum violin sofa orbit.\n")
     guards.fluency_model.cache_clear()
-    fresh = offline_judger()
+    fresh = semantic_judger()
     after = [rate(fresh, USER, r).prog for r in (GROUNDED, "Okay. Noted.", HOSTILE[0])]
     assert before == after and guards.corpus_files() == files
 
@@ -298,7 +299,7 @@ def attack_scores():
     from empa_env.env import EMPAEnv
     from perf.perf_judge_attention import corpus_sentences, head_ranked, play, policies
 
-    env = EMPAEnv("empa30-v1")
+    env = EMPAEnv("empa30-v1", judger="semantic")
     cases = list(env.cases)[:ATTACK_CASES]
     pool = corpus_sentences()
     table = policies(32, pool, head_ranked(env, pool))

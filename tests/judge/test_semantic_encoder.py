@@ -77,5 +77,5 @@ def test_a_deep_copy_of_an_environment_shares_its_loaded_encoder():
     *_, b = copy_of_env.step(reply)
     assert a["levels"] == b["levels"] and a["epm"] == b["epm"]
 
-    mine, theirs = env.roles.judger.inner.encoder, copy_of_env.roles.judger.inner.encoder
+    mine, theirs = env.roles.judger.encoder, copy_of_env.roles.judger.encoder
     assert isinstance(mine, enc.CachedEncoder) and theirs.inner is mine.inner

@@ -56,11 +56,13 @@ def test_eval_command_prints_the_documented_json(tmp_path, capsys):
     assert out["n"] == 60 and set(out["axes"]) == {"A", "C", "P"}
     for m in out["axes"].values():
         assert set(m) == {"accuracy", "macro_f1", "auroc", "spearman", "majority"}
-    # without --bare: the judge as the environment runs it, the bare heads as a secondary part
-    assert main(["judge", "eval", "--epitome", str(sample), "--json"]) == 0
+    # without --bare: the levels the environment uses, and the contrastive check
+    assert main(["judge", "eval", "--epitome", str(sample), "--json", "--posts", "20"]) == 0
     used = json.loads(capsys.readouterr().out)
-    assert {"levels", "scores", "bare", "relevance_penalty_rate"} <= set(used)
-    assert used["bare"] == out and used["scores"]["n"] == 60
+    assert used["judger"] == "offline" and used["as_used"]["pairs"] == 60
+    for m in used["as_used"]["axes"].values():
+        assert set(m) == {"auroc", "spearman", "credited", "people"}
+    assert set(used["contrast"]["wins"]) == {"slot_fill", "generic", "another_post"}
 
 
 @needs_epitome
@@ -96,58 +98,76 @@ def test_eval_and_train_errors_are_one_line_and_exit_2(tmp_path, capsys):
     assert "missing columns" in err[1] and "broken.jsonl:1: not JSON" in err[2]
 
 
-# --- the judge as the environment runs it (issue 21) --------------------------------------------
+# --- the judge as the environment runs it (issue 31) --------------------------------------------
 @pytest.fixture(scope="module")
 def as_used_report():
     from empa_env.offline.default import offline_judger
-    from empa_env.offline.semantic.evaluate import evaluate_epitome_as_used
+    from empa_env.offline.human_check import evaluate_as_used
 
-    return evaluate_epitome_as_used(offline_judger(), EPITOME)
+    return evaluate_as_used(offline_judger(), EPITOME)
 
 
 @needs_epitome
 @pytest.mark.parametrize("axis", ["A", "C", "P"])
-def test_the_judge_as_used_meets_the_goal_and_the_guards_cost_little(as_used_report, axis):
-    used = as_used_report.scores.axes[axis]
-    bare = as_used_report.bare.axes[axis]
-    assert used.auroc >= GOAL_AUROC and used.spearman >= GOAL_SPEARMAN, (axis, used)
-    assert bare.auroc - used.auroc <= 0.02, (axis, bare.auroc, used.auroc)
+def test_the_levels_as_used_rank_with_people(as_used_report, axis):
+    """Spearman >= .35 with the human levels on every axis, and AUROC well above chance, from
+    the graded levels the environment uses (no tie-breaking by anything it does not use)."""
+    m = as_used_report.axes[axis]
+    assert m.spearman >= GOAL_SPEARMAN and m.auroc >= 0.70, (axis, m)
+    assert as_used_report.failures == 0
 
 
 @needs_epitome
-def test_relevance_penalties_are_rare_on_human_replies(as_used_report):
-    assert as_used_report.relevance_penalty_rate < 0.03
-    assert as_used_report.failures == 0
+def test_P_as_used_meets_the_goal_and_A_credits_near_peoples_share(as_used_report):
+    p, a = as_used_report.axes["P"], as_used_report.axes["A"]
+    assert p.meets_goal(), p
+    assert abs(a.credited - a.people) <= 0.10, a
 
 
 @needs_epitome
 @pytest.mark.xfail(
     strict=True,
-    reason=(
-        "not met on human replies (issue 21): EPITOME, AUROC .645 among the 489 replies with a "
-        "question (goal .70; .611 before questions were read as explorations); the project's own "
-        "labelled set (test_attention.py) reaches .90"
-    ),
+    reason="not met (issue 31): as used, AUROC A .72 and C .73 (goal .75); C credited on .60 of "
+    "the replies where people credit .48 (sharing a related experience, which EPITOME's raters "
+    "credit as an interpretation, is read generously)",
 )
-def test_P_is_not_a_question_detector(as_used_report):
-    """Among the human replies that ask a question, P still separates explorations of the person
-    (EX > 0) from other questions."""
-    assert as_used_report.questions > 100
-    assert as_used_report.p_among_questions >= 0.70
+def test_the_levels_as_used_meet_the_goal_on_every_axis(as_used_report):
+    assert as_used_report.meets_goal(), as_used_report
 
 
 @needs_epitome
 def test_the_as_used_figures_are_recorded(as_used_report):
     from empa_env.backends import judgers
-    from empa_env.offline.semantic.agreement import RECORDED_AS_USED, as_used_key
+    from empa_env.offline.semantic.agreement import RECORDED_READING, reading_key
 
-    scores, levels = RECORDED_AS_USED[as_used_key(judgers.create("offline").describe())]
-    for axis in ("A", "C", "P"):
-        for recorded, measured in (
-            (scores, as_used_report.scores),
-            (levels, as_used_report.levels),
-        ):
-            auroc, rho = recorded.axes[axis]
-            m = measured.axes[axis]
-            assert m.auroc == pytest.approx(auroc, abs=0.01), axis
-            assert m.spearman == pytest.approx(rho, abs=0.01), axis
+    recorded = RECORDED_READING[reading_key(judgers.create("offline").describe())]
+    for axis, m in as_used_report.axes.items():
+        auroc, rho, credited, people = recorded.axes[axis]
+        assert m.auroc == pytest.approx(auroc, abs=0.01), axis
+        assert m.spearman == pytest.approx(rho, abs=0.01), axis
+        assert m.credited == pytest.approx(credited, abs=0.01), axis
+
+
+@pytest.fixture(scope="module")
+def contrast_report():
+    from empa_env.offline.default import offline_judger
+    from empa_env.offline.human_check import contrast_check
+
+    return contrast_check(offline_judger(), EPITOME, posts=200)
+
+
+@needs_epitome
+def test_a_persons_own_reply_beats_replies_that_fit_any_post(contrast_report):
+    """The contrastive human check (issue 31, item 5): above chance against every rival."""
+    assert min(contrast_report.wins.values()) > 0.55, contrast_report.wins
+
+
+@needs_epitome
+@pytest.mark.xfail(
+    strict=True,
+    reason="not met (issue 31): the own reply wins .58-.65 against slot-filled frames, generic "
+    "lines and another post's reply (goals .80 / .80 / .75): four in ten human replies people "
+    "credit are themselves generic (sympathy, 'I know how you feel'), and tie",
+)
+def test_the_contrast_meets_the_goal(contrast_report):
+    assert contrast_report.meets_goal(), contrast_report.wins

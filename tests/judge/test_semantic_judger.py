@@ -28,11 +28,12 @@ OTHER_USER = "My dog died last week and the flat is so quiet now. I keep setting
 
 @pytest.fixture(scope="module")
 def as_used():
-    """``rate`` with the judge as the environment runs it (``judger="offline"``)."""
-    from empa_env.offline.default import offline_judger
+    """``rate`` with the semantic judge as the environment runs it (``judger="semantic"``:
+    guards, grounding, levels)."""
+    from empa_env.offline.default import semantic_judger
     from empa_env.roles.views import JudgeView
 
-    judge = offline_judger()
+    judge = semantic_judger()
     return lambda user, reply: judge.judge(JudgeView(None, (Message("user", user),), reply, 1))
 
 

@@ -97,6 +97,58 @@ def as_used_key(descriptor: Mapping[str, str]) -> str:
     )
 
 
+def reading_key(descriptor: Mapping[str, str]) -> str:
+    """The identity of a reading judge as used: its rules, lexicon, meaning table, act head,
+    heads, guards and fluency model."""
+    return ":".join(
+        descriptor.get(k, "")
+        for k in (
+            "credit", "reading_lexicon_sha256", "meanings_sha256", "acts_sha256",
+            "heads.heads_sha256", "guards", "fluency_sha256",
+        )
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class RecordedReading:
+    """The reading judge's recorded agreement with people, as used: per axis (AUROC, Spearman,
+    credited share, people's share) on EPITOME dev, and the contrastive check's wins."""
+
+    pairs: int
+    axes: Mapping[str, tuple[float, float, float, float]]
+    contrast_posts: int
+    contrast: Mapping[str, float]
+
+    def summary(self) -> str:
+        auroc = " / ".join(f"{v[0]:.3f}".lstrip("0") for v in self.axes.values())
+        rho = " / ".join(f"{v[1]:.2f}".lstrip("0") for v in self.axes.values())
+        shares = " / ".join(f"{v[2]:.2f} vs {v[3]:.2f}" for v in self.axes.values())
+        return (
+            f"AUROC {auroc}, Spearman {rho}, share credited {shares} (judge vs people; "
+            f"{' / '.join(self.axes)})"
+        )
+
+    def contrast_summary(self) -> str:
+        wins = ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in self.contrast.items())
+        return f"own reply higher than {wins} ({self.contrast_posts} posts)"
+
+
+#: Recorded figures of the reading judge (``judger="offline"``) by :func:`reading_key`, measured
+#: by ``empa judge eval --epitome ../shared/data/epitome/dev.csv``.
+RECORDED_READING: dict[str, RecordedReading] = {
+    "credit-v1:305640fdcf9eb6256f0220193f6d3a4ff77a55e57da0debabba81fe551221899:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:7e111a10a2638b8aebb61657e8d212e24cacbe28083565e8266c27e546ab4882:guards-v2.3-by-meaning:3cc350b7f3d409c8dc30d98e9f7b754d6d600ad84d63c556fcecc2797133b584": RecordedReading(
+        2116,
+        {
+            "A": (0.715, 0.400, 0.431, 0.334),
+            "C": (0.730, 0.411, 0.612, 0.476),
+            "P": (0.897, 0.693, 0.216, 0.156),
+        },
+        200,
+        {"slot_fill": 0.618, "generic": 0.650, "another_post": 0.600},
+    ),
+}
+
+
 def recorded_agreement(heads_sha256: str) -> RecordedAgreement | None:
     """The recorded figures of a heads file, or ``None`` if it was never measured."""
     return RECORDED.get(heads_sha256)
@@ -155,6 +207,8 @@ def judge_statement(descriptor: Mapping[str, str]) -> JudgeStatement:
             text += f"The bare heads alone: {bare.summary()}. "
         text += "Use an LLM judge when the ranking of capable models matters."
         return JudgeStatement(name, text, agreement)
+    if cls == "ReadingJudger":
+        return _reading_statement(name, descriptor)
     if cls == "OfflineJudger":
         return JudgeStatement(
             name,
@@ -176,7 +230,56 @@ def judge_statement(descriptor: Mapping[str, str]) -> JudgeStatement:
     )
 
 
+def _reading_statement(name: str, descriptor: Mapping[str, str]) -> JudgeStatement:
+    text = (
+        "The offline judge is a proxy for a human rater, not one. It reads each reply once, by "
+        "meaning: sentence by sentence, the language of each, what each does (a question, a "
+        "reflection, advice, warmth, a story of the writer's own, a closing) and what each speaks "
+        "about among the people, feelings, amounts and events this user told, matched by meaning "
+        "(lemmas, a table of word meanings, relations that name the same person, names, numbers, "
+        "what it says in other words), not by one shared word. Penalties come before credit: "
+        "contempt, blame, denial, harmful suggestions, sentences the user cannot read, text aimed "
+        "at a judge, word salad, repeated templates; any of them leaves the reply without credit. "
+        "A sentence earns only for what it does itself: understanding (C) for saying back or "
+        "interpreting what this user told, or sharing a similar experience; warmth (A); "
+        "exploration (P) for asking about what they told. A sentence that speaks about nothing of "
+        "this user's, or names one word of theirs in a stock frame, fits any conversation and earns "
+        "a small credit once in a conversation; getting their feeling, a person or an amount wrong "
+        "costs C. Levels are graded between the rubric's integers. "
+    )
+    text += (
+        "Its learned parts (word meanings from a sentence encoder, a head that rates acts, trained "
+        "on replies written for this project) were never trained on human-rated data. "
+    )
+    recorded = RECORDED_READING.get(reading_key(descriptor))
+    agreement: RecordedAgreement | None = None
+    if recorded is not None:
+        agreement = RecordedAgreement(
+            "reading as used",
+            _EPITOME_DEV,
+            recorded.pairs,
+            {a: (v[0], v[1]) for a, v in recorded.axes.items()},
+        )
+        text += (
+            f"As used, on {_EPITOME_DEV}, {recorded.pairs} pairs: {recorded.summary()}; the "
+            f"contrastive check: {recorded.contrast_summary()}. The project's bar (AUROC "
+            f"{GOAL_AUROC}, Spearman {GOAL_SPEARMAN}, share within .10 of people's on every axis; "
+            "contrast .80 / .80 / .75) is not met on every count: read these figures before "
+            "trusting the scores. "
+        )
+    else:
+        text += (
+            "This configuration has no recorded as-used agreement figures (changed and not "
+            "measured: run empa judge eval --epitome CSV). "
+        )
+    text += "Use an LLM judge when the ranking of capable models matters."
+    return JudgeStatement(name, text, agreement)
+
+
 __all__ = [
+    "RECORDED_READING",
+    "RecordedReading",
+    "reading_key",
     "GOAL_AUROC",
     "GOAL_SPEARMAN",
     "RECORDED",

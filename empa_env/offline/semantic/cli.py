@@ -6,9 +6,11 @@ Registered as the ``judge`` command through the ``empa.commands`` entry-point gr
 * ``train --data FILE [--out PATH] [--tier static|minilm] [--l2 X] [--parts] [--subsample K]``
   train the six heads on a JSONL file in the documented format; the shipped corpus and defaults
   reproduce the shipped heads.
-* ``eval --epitome CSV [--json] [--tier T] [--heads PATH]``  per axis accuracy, macro-F1, AUROC of
-  "level > 0", Spearman and the majority baseline against EPITOME's human levels.
-* ``rate --user TEXT --reply TEXT [--tier T]``  one judgement as JSON.
+* ``eval --epitome CSV [--json] [--judger SPEC] [--posts N]``  the levels the environment uses
+  against EPITOME's human levels (AUROC of "people credit it", Spearman, credited share beside
+  people's) and the contrastive check (:mod:`empa_env.offline.human_check`); ``--bare`` /
+  ``--heads PATH``: the semantic heads alone (accuracy, macro-F1, AUROC, Spearman).
+* ``rate --user TEXT --reply TEXT [--judger SPEC]``  one judgement as JSON.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ def _tiers() -> list[str]:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add ``judge`` and its sub-commands to the ``empa`` parser."""
-    parser = subparsers.add_parser("judge", help="the semantic offline judge: corpus, train, eval")
+    parser = subparsers.add_parser("judge", help="the offline judges: check against people, "
+                                   "rate a reply, build the semantic judge's assets")  # fmt: skip
     sub = parser.add_subparsers(dest="judge_command", metavar="ACTION")
     parser.set_defaults(func=lambda args: (parser.print_help(), 2)[1])
 
@@ -78,13 +81,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "eval",
-        help="validate against EPITOME human labels: the judge as the environment runs it "
-        "(judger='offline': guards, grounding, levels), the bare heads as a secondary line",
+        help="validate against EPITOME human labels: the levels the environment uses (the "
+        "default judge, or --judger), and the contrastive check; --bare for the semantic heads",
     )
     p.add_argument("--epitome", type=Path, required=True, metavar="CSV")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--judger", default="offline",
+                   help="the judge to check, any role spec (default: offline)")  # fmt: skip
+    p.add_argument("--posts", type=int, default=200,
+                   help="posts of the contrastive check (default: 200)")  # fmt: skip
     p.add_argument("--tier", default="static", choices=_tiers(),
-                   help="encoder tier (default: static, the default judge's)")  # fmt: skip
+                   help="encoder tier of --bare/--heads (default: static)")  # fmt: skip
     p.add_argument("--heads", type=Path, default=None,
                    help="evaluate these heads alone (bare heads only, no guards)")  # fmt: skip
     p.add_argument("--bare", action="store_true",
@@ -93,10 +100,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser(
         "rate",
-        help="rate one reply to one user message as the environment does (judger='offline')",
+        help="rate one reply to one user message as the environment does (the default judge, "
+        "or --judger)",
     )
     p.add_argument("--user", required=True)
     p.add_argument("--reply", required=True)
+    p.add_argument("--judger", default="offline", help="any role spec (default: offline)")
     p.add_argument("--tier", default="static", choices=_tiers(),
                    help="encoder tier (default: static, the default judge's)")  # fmt: skip
     p.add_argument("--bare", action="store_true",
@@ -173,33 +182,35 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    from empa_env.backends import judgers
     from empa_env.errors import UserError
-    from empa_env.offline.semantic.evaluate import (
-        evaluate_epitome,
-        evaluate_epitome_as_used,
-        format_as_used,
-        format_report,
-    )
+    from empa_env.offline.human_check import contrast_check, evaluate_as_used, format_as_used
+    from empa_env.offline.semantic.evaluate import evaluate_epitome, format_report
     from empa_env.offline.semantic.judger import SemanticJudger
 
     if not args.epitome.is_file():
         raise UserError(f"{args.epitome} not found (EPITOME is not shipped: give its CSV's path)")
     try:
         if args.bare or args.heads is not None:
-            judger = SemanticJudger(tier=args.tier, heads_path=args.heads)
-            report = evaluate_epitome(judger, args.epitome)
+            bare = SemanticJudger(tier=args.tier, heads_path=args.heads)
+            report = evaluate_epitome(bare, args.epitome)
             print(json.dumps(report.as_dict()) if args.json else format_report(report))
             return 0
-        from empa_env.offline.default import offline_judger
-
-        as_used = evaluate_epitome_as_used(offline_judger(args.tier), args.epitome)
+        judger = judgers.create(args.judger)
+        as_used = evaluate_as_used(judger, args.epitome)
+        contrast = contrast_check(judger, args.epitome, posts=args.posts)
     except (ValueError, KeyError, UnicodeDecodeError) as exc:
         raise UserError(f"{args.epitome}: not an EPITOME CSV ({exc})") from None
-    print(json.dumps(as_used.as_dict()) if args.json else format_as_used(as_used))
+    if args.json:
+        print(json.dumps({"judger": args.judger, "as_used": as_used.as_dict(),
+                          "contrast": {"posts": contrast.posts, "wins": contrast.wins}}))  # fmt: skip
+    else:
+        print(f"judger={args.judger}\n{format_as_used(as_used)}\n{contrast.line()}")
     return 0
 
 
 def _rate(args: argparse.Namespace) -> int:
+    from empa_env.backends import judgers
     from empa_env.offline.semantic.judger import SemanticJudger
     from empa_env.roles.views import JudgeView, Message
 
@@ -207,9 +218,7 @@ def _rate(args: argparse.Namespace) -> int:
         j = SemanticJudger(tier=args.tier).rate(args.user, args.reply)
     else:
         view = JudgeView(None, (Message("user", args.user),), args.reply, 1)  # type: ignore[arg-type]
-        from empa_env.offline.default import offline_judger
-
-        j = offline_judger(args.tier).judge(view)
+        j = judgers.create(args.judger).judge(view)
     print(json.dumps(asdict(j), ensure_ascii=False, indent=2))
     return 0
 

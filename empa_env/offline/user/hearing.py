@@ -162,7 +162,8 @@ def _read_weight(args: tuple, value: object) -> int:  # noqa: ANN001
 @lru_bytes(24 << 20, _read_weight)
 def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
     stripped = text.strip()
-    shared = read_by_meaning(stripped, world, code) if stripped else None
+    # the user's whole story and what they said: every name and person of it may come up
+    shared = read_by_meaning(stripped, world, code, window=None) if stripped else None
     words = [t for s in (shared.sentences if shared else ()) for t in s.tokens]
     if not stripped or not words:
         return Reading(text, True, True, (), "", "", False, False, "", "", False, (), (), code)

@@ -118,11 +118,17 @@ def story_lines(persona: ActorPersona) -> tuple[str, ...]:
 
 
 def story_facts(persona: ActorPersona) -> tuple[Fact, ...]:
-    """:func:`story_lines` as facts the user can answer with from the first turn."""
+    """:func:`story_lines` as facts the user can answer with from the first turn (made once per
+    case)."""
+    return _facts(story_lines(persona))
+
+
+@lru_cache(maxsize=512)
+def _facts(lines: tuple[str, ...]) -> tuple[Fact, ...]:
     from empa_env.cases.facts import fact_kind
 
     out = []
-    for line in story_lines(persona):
+    for line in lines:
         words = [w.lower() for w in re.findall(r"[A-Za-z]{3,}", line)][:6] or ["story"]
         out.append(Fact(kind=fact_kind(line), about=tuple(words), answer=line))
     return tuple(out)
