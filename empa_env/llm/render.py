@@ -216,8 +216,9 @@ def reading_notes(view: ActorView) -> list[str]:
     material = (e.current_situation, persona.scenario_trigger, *persona.voice.details)
     heard = hear(
         read_reply(
-            view.history[-1].content, persona.language, (*material, *(f.answer for f in known),
-                                                         *said)
+            view.history[-1].content,
+            persona.language,
+            (*material, *(f.answer for f in known), *said),
         ),
         known,
         guidance.withheld,

@@ -33,6 +33,7 @@ from empa_env.offline.user.hearing import Heard, hear, read_reply
 from empa_env.offline.user.listening import vocabulary_of
 from empa_env.offline.user.prose import story_facts
 from empa_env.offline.user.speech import Speech, lines
+from empa_env.reading.tokens import word_set
 from empa_env.roles.base import Actor
 from empa_env.roles.views import ActorGuidance, ActorLine, ActorPersona, ActorView
 
@@ -229,7 +230,8 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
         key = f"{view.seed}:{view.turn}:{last_reply}".encode()
         rng = random.Random(zlib.crc32(key) ^ (view.seed * 1_000_003 + view.turn))
         speech = Speech(lang, said, rng)
-        known = persona.facts + guidance.facts + story_facts(persona)
+        told = story_facts(persona)
+        known = persona.facts + guidance.facts + told
         vocab = _persona_vocabulary(persona) | vocabulary_of(
             (
                 *(f.answer + " " + " ".join(f.about) for f in known),
@@ -246,6 +248,7 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
             said[-1] if said else "",
             guidance.withheld_kinds,
             _material(persona),
+            frozenset(f.answer for f in told),
         )
         stance = guidance.stance or "neutral"
         topics = _topics(persona, known)
@@ -367,7 +370,7 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
                     speech.pick(persona.voice.details)
                     or speech.first([f.answer for f in guidance.facts + persona.facts])
                 )
-        if r.summary and heard.summary_wrong and heard.mistake is None:
+        if heard.summary_wrong and heard.mistake is None:
             truth = self._truth(speech, heard, persona)
             line = speech.pick(
                 t["correct"],
@@ -539,9 +542,9 @@ LANGUAGE_NAMES: dict[str, str] = {
     "ja": "Japanese", "ar": "Arabic", "ko": "Korean", "hi": "Hindi", "el": "Greek",
     "da": "Danish", "no": "Norwegian", "fi": "Finnish", "hu": "Hungarian", "vi": "Vietnamese",
 }  # fmt: skip
-_NEGATIVE_ANSWER = frozenset(
+_NEGATIVE_ANSWER = word_set(
     "not no never closed gone died dead lost stopped without nobody nothing none left ended "
-    "quit can't cannot won't didn't don't isn't wasn't".split()
+    "quit can't cannot won't didn't don't isn't wasn't"
 )
 
 

@@ -39,7 +39,7 @@ import numpy as np
 
 from empa_env.reading.lexicon import lexicon, meanings
 from empa_env.reading.reply import ReplyReading, SentenceReading
-from empa_env.reading.tokens import Token, tokens_of
+from empa_env.reading.tokens import Token, tokens_of, word_set
 
 #: The rules' version (part of the judge's identity).
 CREDIT_RULES = "credit-v1"
@@ -65,15 +65,15 @@ RULE_WARMTH = 0.45
 #: this close in meaning to the user's last message.
 TOPIC_SIMILARITY = 0.3
 
-_INTERPRETS = frozenset(
+_INTERPRETS = word_set(
     "because since means meaning underneath beneath deep deeper part wonder maybe perhaps "
-    "probably guess if though as".split()
+    "probably guess if though as"
 )
-_STATE = frozenset(
+_STATE = word_set(
     "feel feeling felt are were seem seems seemed sound sounds must been 're 've have had lost "
-    "went go going struggling carry carrying carried".split()
+    "went go going struggling carry carrying carried"
 )
-_ADVICE_MODALS = frozenset("should could can need have must gotta ought try".split())
+_ADVICE_MODALS = word_set("should could can need have must gotta ought try")
 _REFLECT_OPENERS = (
     ("sounds", "like"), ("must", "be"), ("must", "have"), ("seems", "like"), ("no", "wonder"),
     ("must", "feel"), ("makes", "sense"), ("that's", "a", "lot"), ("it's", "hard"),
@@ -139,10 +139,10 @@ class Credit:
         return not any(self.levels.values()) and any(self.generic.values())
 
 
-_AGENCY = frozenset(
+_AGENCY = word_set(
     "chose choose choice decided decide decision managed manage handled kept stood protect "
     "protected protecting courage brave strength strong capable able try tried trying learned "
-    "taught built survived fought guarding".split()
+    "taught built survived fought guarding"
 )
 
 
@@ -160,7 +160,8 @@ def _fragment(s: SentenceReading) -> bool:
     of sight."): people reflect in fragments; a general claim has a subject of its own."""
     lex = lexicon()
     return not any(
-        t.text in lex.third_person or t.text in ("it", "this", "that", "people", "everyone", "there")
+        t.text in lex.third_person
+        or t.text in ("it", "this", "that", "people", "everyone", "there")
         for t in s.tokens[:3]
     )
 
@@ -277,7 +278,9 @@ def reply_credit(
         if not s.readable:
             continue
         for m in s.misreadings:
-            credit.misread.append((s.text, f"gets their {m.what} wrong ('{m.said}'; they said {m.truth})"))
+            credit.misread.append(
+                (s.text, f"gets their {m.what} wrong ('{m.said}'; they said {m.truth})")
+            )
         if any(s.text in d or d in s.text for d in discredited):
             continue
         sc = sentence_credit(s, topic, reading.world.recent_lemmas)

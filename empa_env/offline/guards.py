@@ -468,6 +468,19 @@ def _first_direct(patterns: Sequence[re.Pattern[str]], text: str) -> str | None:
     return reading.quote(*best) if best else None
 
 
+def contempt_phrase(text: str) -> str | None:
+    """The first phrase of ``text`` that is the writer's own contempt for the listener ("Nobody
+    cares", "grow up"), as the guards read it (see :func:`_first_direct`); None when there is
+    none."""
+    return _first_direct(load_guard_data().families["contempt"], text)
+
+
+def minimising_phrase(text: str) -> str | None:
+    """The first phrase of ``text`` that makes light of the listener's trouble ("it could be
+    worse"), unless negated; None when there is none."""
+    return _first(load_guard_data().families["minimising"], text, negatable=True)
+
+
 def _count(patterns: Sequence[re.Pattern[str]], text: str) -> int:
     norm = normalise(text)
     return sum(1 for p in patterns for _ in p.finditer(norm))
@@ -778,7 +791,9 @@ class ReplyGuards:
         #: parroting stay.
         self.read_by_meaning = read_by_meaning
         self.data = load_guard_data()
-        self.version = f"guards-v{GUARDS_VERSION}.{self.data.version}" + ("-by-meaning" if read_by_meaning else "")
+        self.version = f"guards-v{GUARDS_VERSION}.{self.data.version}" + (
+            "-by-meaning" if read_by_meaning else ""
+        )
         # Bounded in bytes, not entries: unique long replies must not grow the process.
         self._facts = lru_bytes(32 << 20, text_weight(per_char=120))(self._reply_facts)
         self._fluent = lru_bytes(8 << 20, text_weight(per_char=2))(self._sentence_fluent)

@@ -198,7 +198,9 @@ def format_as_used(report: AsUsedAgreement) -> str:
     lines = [f"EPITOME pairs: {report.pairs} (A<->ER, C<->IP, P<->EX), the levels the environment "
              "uses", "axis  AUROC  Spearman  credited  people"]  # fmt: skip
     for a, m in report.axes.items():
-        lines.append(f"{a:4}  {m.auroc:5.3f}  {m.spearman:8.3f}  {m.credited:8.2f}  {m.people:6.2f}")
+        lines.append(
+            f"{a:4}  {m.auroc:5.3f}  {m.spearman:8.3f}  {m.credited:8.2f}  {m.people:6.2f}"
+        )
     goal = "met" if report.meets_goal() else "NOT met"
     lines.append(
         f"goal (AUROC >= {GOAL_AUROC}, Spearman >= {GOAL_SPEARMAN}, credited share within "

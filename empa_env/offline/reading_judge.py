@@ -49,7 +49,9 @@ class ReadingJudger(Judger):
 
     def __init__(self, tier: str = DEFAULT_TIER, heads: SemanticJudger | None = None) -> None:
         encoder = shared_encoder(tier)
-        self.heads = heads or SemanticJudger(tier=tier, encoder=encoder, unsupported_language="zero")
+        self.heads = heads or SemanticJudger(
+            tier=tier, encoder=encoder, unsupported_language="zero"
+        )
         self.guards = ReplyGuards("en", read_by_meaning=True)
         self.tier = tier
         # Each turn looks back on the earlier replies' credit (generic credit is earned once):
@@ -163,9 +165,13 @@ class ReadingJudger(Judger):
             history, code
         )
         engages = any(s.references or s.paraphrase >= -0.2 for s in reading.sentences)
-        if not engages and not any(credit.levels.values()) and neg["C"] > -0.5 and (
-            not generic_allowed or not any(credit.generic.values())
-        ) and any(m.role == "assistant" for m in history):
+        if (
+            not engages
+            and not any(credit.levels.values())
+            and neg["C"] > -0.5
+            and (not generic_allowed or not any(credit.generic.values()))
+            and any(m.role == "assistant" for m in history)
+        ):
             # after its one generic credit, a reply that speaks about nothing this user told
             # misses the point (MDEP-PR C-1 "misses the point", graded as half of it)
             neg["C"] = -0.5
@@ -173,7 +179,11 @@ class ReadingJudger(Judger):
             reasoning["C_Neg"] = "speaks about nothing this user told: it fits any conversation"
         for axis in AXES:
             cap = verdict.progress_caps.get(axis, 2)
-            level, quote, why = credit.levels[axis], credit.evidence.get(axis), credit.reasons.get(axis)
+            level, quote, why = (
+                credit.levels[axis],
+                credit.evidence.get(axis),
+                credit.reasons.get(axis),
+            )
             if not level and credit.generic[axis]:
                 if generic_allowed:
                     level = credit.generic[axis]

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from empa_env.reading.lexicon import lexicon, meanings
-from empa_env.reading.tokens import Token
+from empa_env.reading.tokens import Token, word_set
 
 ACT_HEAD_FILE = Path(__file__).with_name("acts.npz")
 #: The acts the head rates, in its column order.
@@ -31,7 +31,7 @@ ACT_LABELS: tuple[str, ...] = (
     "reflection", "interpretation", "exploration", "affirmation", "advice", "information",
     "closed_question", "humour",
 )  # fmt: skip
-_PAST = frozenset("was had did went lost were got felt used".split())
+_PAST = word_set("was had did went lost were got felt used")
 
 
 def act_features(text: str, tokens: Sequence[Token]) -> np.ndarray:

@@ -25,27 +25,27 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from empa_env.reading.lexicon import lexicon, meanings, parts_of_speech
-from empa_env.reading.tokens import Cut, Token
+from empa_env.reading.lexicon import lexicon, parts_of_speech
+from empa_env.reading.tokens import Cut, Token, word_set
 
 ACTS = (
     "question", "request", "advice", "closing", "self_disclosure", "understanding", "warmth",
     "thanks", "apology", "humour", "greeting",
 )  # fmt: skip
 
-_AUX_OPEN = frozenset(
+_AUX_OPEN = word_set(
     "do does did don't doesn't didn't is isn't are aren't was wasn't were weren't have has had "
     "haven't hasn't can can't could couldn't would wouldn't will won't should shouldn't shall "
-    "may might am".split()
+    "may might am"
 )
-_DISCOURSE = frozenset("so and but ok okay well also then now oh hmm honestly just anyway".split())
+_DISCOURSE = word_set("so and but ok okay well also then now oh hmm honestly just anyway")
 #: Adverbs that may open an imperative ("Definitely talk to your doctor", "Maybe go out").
-_IMPERATIVE_OPENERS = _DISCOURSE | frozenset(
-    "definitely maybe perhaps really please seriously always never simply at least first".split()
+_IMPERATIVE_OPENERS = _DISCOURSE | word_set(
+    "definitely maybe perhaps really please seriously always never simply at least first"
 )
-_MENTAL_SELF = frozenset(
+_MENTAL_SELF = word_set(
     "think hope wish wonder guess feel understand know imagine hear see believe mean suppose "
-    "bet sorry glad here want love appreciate agree admire care am get".split()
+    "bet sorry glad here want love appreciate agree admire care am get"
 )
 _UNDERSTAND = (
     ("i", "understand"), ("i", "get", "it"), ("i", "get", "that"), ("i", "get", "you"),
@@ -77,9 +77,9 @@ _ADVICE_MODALS = (
 _ADVICE_MODALS_NOT_JUST = tuple(p for p in _ADVICE_MODALS if p != ("just",))
 #: Verbs after a sentence's first word that make that word a subject, not an imperative ("Shame
 #: seems ...", "Work has ...").
-_SUBJECT_VERBS = frozenset(
+_SUBJECT_VERBS = word_set(
     "is was are were has had have seems seemed sounds sounded feels felt makes made looks looked "
-    "can could will would must might may does did 's".split()
+    "can could will would must might may does did 's"
 )
 _ADVICE_QUESTIONS = (
     ("have", "you", "tried"), ("have", "you", "considered"), ("have", "you", "thought", "about"),
@@ -89,9 +89,9 @@ _ADVICE_QUESTIONS = (
     ("wouldn't", "it", "be", "better"), ("have", "you", "tried"),
 )  # fmt: skip
 #: Imperatives that are not advice ("Tell me more", "Take care", "Thank you").
-_SOCIAL_IMPERATIVES = frozenset(
+_SOCIAL_IMPERATIVES = word_set(
     "tell let thank take say talk please go keep imagine picture remember hang sorry look hey "
-    "listen see excuse forgive bless".split()
+    "listen see excuse forgive bless"
 )
 _APOLOGY_SELF = (
     ("my", "bad"), ("i", "apologise"), ("i", "apologize"), ("my", "apologies"),
@@ -101,17 +101,17 @@ _APOLOGY_SELF = (
     ("sorry", "about", "that"), ("i", "didn't", "mean"), ("that", "came", "out", "wrong"),
     ("forgive", "me"), ("i", "stand", "corrected"), ("i", "misspoke"),
 )  # fmt: skip
-_MEET_AGAIN = frozenset(
+_MEET_AGAIN = word_set(
     "tomorrow tonight later soon monday tuesday wednesday thursday friday saturday sunday "
-    "weekend week time".split()
+    "weekend week time"
 )
-_FAREWELL_WORDS = frozenset(
-    "bye goodbye byebye farewell cheers cheerio ciao ttyl gtg cya laters goodnight adios".split()
+_FAREWELL_WORDS = word_set(
+    "bye goodbye byebye farewell cheers cheerio ciao ttyl gtg cya laters goodnight adios"
 )
 #: Words before a farewell word that make it a noun or a report ("a proper goodbye", "she said
 #: goodbye", "the word 'bye'"), not a farewell.
-_NOT_FAREWELL_BEFORE = frozenset(
-    "said says saying a the his her their proper final last real long quick word no any".split()
+_NOT_FAREWELL_BEFORE = word_set(
+    "said says saying a the his her their proper final last real long quick word no any"
 )
 _QUESTION_KINDS = {
     "who": "who", "whom": "who", "whose": "who", "when": "when", "where": "where",
@@ -175,9 +175,9 @@ _ASKING = (
     ("help", "to", "know"), ("help", "me", "understand"), ("good", "to", "know"),
     ("not", "sure"), ("like", "to", "hear"), ("love", "to", "hear"), ("interested", "in"),
 )  # fmt: skip
-_WH = frozenset(
+_WH = word_set(
     "who whom whose what where when why how which whether if who's what's where's how's when's "
-    "who'd".split()
+    "who'd"
 )
 
 
@@ -214,8 +214,9 @@ def question_kind(words: list[str]) -> str:
     lex = lexicon()
     if "or" in words and not _has(words, ("or", "not")) and not _has(words, ("or", "something")):
         return "choice"
-    for i, w in enumerate(words):
-        if w == "how" and i + 1 < len(words):
+    for i, said in enumerate(words):
+        w = said.split("'")[0] if "'" in said else said  # "who's", "where's", "how's"
+        if w == "how" and i + 1 < len(words) and w == said:
             nxt = words[i + 1]
             if nxt == "long":
                 return "duration"
@@ -259,18 +260,19 @@ def _closing(words: list[str], tokens: tuple[Token, ...], question: bool) -> boo
     for i, w in enumerate(words):
         if w in meet and i + 1 < n:
             rest = words[i + 1 : i + 4]
-            if (w in ("see", "catch") and rest[:1] in (["you"], ["ya"], ["u"])) or (
+            arranged = (w in ("see", "catch") and rest[:1] in (["you"], ["ya"], ["u"])) or (
                 w in ("talk", "speak", "chat")
                 and (rest[:1] in (["soon"], ["later"], ["tomorrow"], ["next"], ["again"])
                      or rest[:2] == ["to", "you"])
             ) or (w in ("until", "till") and rest[:1] in (
                 ["next"], ["tomorrow"], ["then"], ["later"], ["soon"], ["monday"], ["tuesday"],
                 ["wednesday"], ["thursday"], ["friday"], ["saturday"], ["sunday"],
-            ) and n <= 5):
-                if any(x in _MEET_AGAIN or x in ("then", "soon", "later", "around", "again",
-                                                  "next") for x in words[i + 1 :]):  # fmt: skip
-                    if not third and not (question and words[0] in ("when", "will", "can", "do")):
-                        return True
+            ) and n <= 5)  # fmt: skip
+            again = any(x in _MEET_AGAIN or x in ("then", "soon", "later", "around", "again",
+                                                   "next") for x in words[i + 1 :])  # fmt: skip
+            asked = question and words[0] in ("when", "will", "can", "do")
+            if arranged and again and not third and not asked:
+                return True
     if _has(joined, ("same", "time")) and any(x in ("next", "tomorrow", "week") for x in words):
         return True
     if _has(joined, ("take", "care")) and not _has(joined, ("take", "care", "of")) and n <= 10:
@@ -300,10 +302,11 @@ def _closing(words: list[str], tokens: tuple[Token, ...], question: bool) -> boo
                    ("have", "to", "head"), ("gotta", "head"), ("gotta", "bounce"),
                    ("for", "today"), ("for", "tonight"), ("for", "now")):  # fmt: skip
         if _has(joined, phrase) and not third:
-            if phrase in (("for", "today"), ("for", "tonight"), ("for", "now")):
-                if not any(w in ("enough", "that's", "stop", "leave", "end", "all", "it",
-                                 "bye", "done", "here") for w in words):  # fmt: skip
-                    continue
+            if phrase in (("for", "today"), ("for", "tonight"), ("for", "now")) and not any(
+                w in ("enough", "that's", "stop", "leave", "end", "all", "it", "bye", "done",
+                      "here") for w in words
+            ):  # fmt: skip
+                continue
             if phrase[:2] == ("have", "a") and n > 8:
                 continue
             if question and words[0] in ("do", "did", "does", "why", "when", "what", "how"):
@@ -350,10 +353,10 @@ _WARM_PHRASES = (
     ("you're", "doing", "great"), ("doing", "great"), ("doing", "well"), ("good", "job"),
     ("great", "job"), ("that's", "awesome"), ("that's", "amazing"), ("that's", "great"),
 )  # fmt: skip
-_WARM_WORDS = frozenset(
+_WARM_WORDS = word_set(
     "sorry hugs hug condolences sympathy compassion heartbreaking bummer brutal awful terrible "
     "horrible unfair sucks hope hoping wish luck rooting proud glad love care strong strength "
-    "deserve worth better beautiful amazing awesome brave wonderful kind".split()
+    "deserve worth better beautiful amazing awesome brave wonderful kind"
 )
 
 
@@ -366,11 +369,9 @@ def _warm(words: list[str], tokens: tuple[Token, ...], acts: set[str], addressee
         return True
     joined = _joined(words)
     if _any(joined, _WARM_PHRASES):
-        if "apology" in acts and not any(
+        return "apology" not in acts or any(
             w in ("hope", "luck", "hug", "hugs", "care", "alone") for w in words
-        ):
-            return False
-        return True
+        )
     if addressee == "user" and any(t.lemma in _WARM_WORDS for t in tokens):
         return not any(_has(joined, p) for p in (("don't", "care"), ("doesn't", "care"),
                                                  ("no", "one", "cares")))  # fmt: skip
@@ -379,10 +380,10 @@ def _warm(words: list[str], tokens: tuple[Token, ...], acts: set[str], addressee
 
 #: What follows "I" when the writer speaks of their stance toward the listener or the
 #: conversation, not of their own life ("I'm sorry", "I think you should", "I hope").
-_STANCE = frozenset(
+_STANCE = word_set(
     "think hope wish wonder guess understand suppose bet sorry glad here agree admire appreciate "
     "believe can'd would'll mean imagine hear see promise recommend suggest follow notice sense "
-    "taking take struck keep want'd noticed noticing hearing with get got really".split()
+    "taking take struck keep want'd noticed noticing hearing with get got really"
 )
 
 
@@ -404,9 +405,8 @@ def _discloses(words: list[str]) -> bool:
             nxt = rest[0] if rest else ""
             if nxt in _STANCE or nxt in ("can", "could", "would", "will", "'d", "'ll"):
                 continue
-            if w in ("i'm", "im") and nxt in ("sorry", "glad", "here", "happy", "proud", "not"):
-                if nxt != "not":
-                    continue
+            if w in ("i'm", "im") and nxt in ("sorry", "glad", "here", "happy", "proud"):
+                continue
             if nxt in ("know", "feel", "get") and any(
                 x in lex.second_person for x in words[k + 1 : k + 5]
             ):
@@ -451,7 +451,8 @@ def read_acts(cut: Cut) -> SentenceActs:
         and first == 0
     )
     attribution = any(
-        _has(joined, ("you", m, v)) for m in ("must", "might", "may", "could")
+        _has(joined, ("you", m, v))
+        for m in ("must", "might", "may", "could")
         for v in ("be", "feel", "have", "still", "really", "so")
     )
     modal = _any(joined, _ADVICE_MODALS_NOT_JUST)
@@ -459,9 +460,13 @@ def read_acts(cut: Cut) -> SentenceActs:
         # a question asks; it advises only in an advising form ("have you tried ...?", "why
         # don't you ...?", "could you try ...?"), not because "you could" stands in it
         modal = any(_starts(words, p) for p in _ADVICE_QUESTIONS)
-    if imperative or (modal and not attribution):
-        acts.add("advice")
-    elif _starts(words, ("just",)) and len(words) > 2 and "VERB" in parts_of_speech(words[1]):
+    if (
+        imperative
+        or (modal and not attribution)
+        or _starts(words, ("just",))
+        and len(words) > 2
+        and "VERB" in parts_of_speech(words[1])
+    ):
         acts.add("advice")
     if _closing(words, cut.tokens, question):
         acts.add("closing")

@@ -61,9 +61,7 @@ def vocabulary() -> list[str]:
 
     tok = Tokenizer.from_file(str(locate_model_file("minilm-tokenizer")))
     tok.no_padding()
-    common = {
-        w for w in lexicon_words() if len(tok.encode(w, add_special_tokens=False).ids) <= 2
-    }
+    common = {w for w in lexicon_words() if len(tok.encode(w, add_special_tokens=False).ids) <= 2}
     pieces = {
         w for w in tok.get_vocab() if w.isalpha() and w.isascii() and w.islower() and len(w) >= 2
     }

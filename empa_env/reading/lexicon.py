@@ -102,6 +102,7 @@ class Lexicon:
             for name, d in data["harm"].items()
         )
         self.insults = _words(data["insults"])
+        self.life_events = _words(data["life_events"])
 
     def is_closed(self, word: str) -> bool:
         return word in self.closed

@@ -22,7 +22,7 @@ from empa_env.bounded_cache import lru_bytes
 from empa_env.reading.acts import SentenceActs, read_acts
 from empa_env.reading.language import UNREADABLE, sentence_language
 from empa_env.reading.lexicon import lexicon
-from empa_env.reading.tokens import Cut, Token, sentences_of
+from empa_env.reading.tokens import Cut, Token, sentences_of, word_set
 from empa_env.reading.world import (
     WINDOW,
     Amount,
@@ -37,7 +37,7 @@ from empa_env.reading.world import (
 #: :attr:`SentenceReading.paraphrase` of a sentence with nothing of its own to compare.
 NO_PARAPHRASE = -1.0
 #: Words that attribute a state to the listener ("you feel", "you're", "you must be").
-_ATTRIBUTE = frozenset("feel feeling felt are were be been seem seemed sound look 're".split())
+_ATTRIBUTE = word_set("feel feeling felt are were be been seem seemed sound look 're")
 
 
 @dataclass(frozen=True)
@@ -139,11 +139,12 @@ def _attributed(tokens: Sequence[Token], feelings: list[tuple[int, str]]) -> lis
     out = []
     for k, fam in feelings:
         window = [t.text for t in tokens[max(0, k - 5) : k]]
-        if any(w in lex.second_person for w in window) and (
-            any(w in _ATTRIBUTE or w.endswith("'re") for w in window) or "you're" in window
+        if (
+            any(w in lex.second_person for w in window)
+            and (any(w in _ATTRIBUTE or w.endswith("'re") for w in window) or "you're" in window)
+            and not any(w in lex.negations or w.endswith("n't") for w in window)
         ):
-            if not any(w in lex.negations or w.endswith("n't") for w in window):
-                out.append(fam)
+            out.append(fam)
     return out
 
 
@@ -182,8 +183,10 @@ def _misreadings(
         if rel and k > 0 and words[k - 1] == "your" and world.relations:
             kinds = [r for r in world.relations if lex.same_person_kind(rel, r)]
             groups = {r for r in world.relations}
-            if not kinds and rel not in ("friend", "doctor", "therapist", "family") and any(
-                _same_group(rel, r) for r in groups
+            if (
+                not kinds
+                and rel not in ("friend", "doctor", "therapist", "family")
+                and any(_same_group(rel, r) for r in groups)
             ):
                 found.append(Misreading("relation", rel, ", ".join(sorted(groups))))
     # an amount of time the user gave otherwise ("two years" for their "three years")
@@ -297,7 +300,7 @@ def _core(cut: Cut, code: str) -> _Core:
             feelings.append((k, fam))
     return _Core(
         lang, read_acts(cut), _act_probs(cut) if lang == code else {}, tuple(feelings),
-        tuple(_attributed(cut.tokens, feelings)), tuple(amounts_in(cut.tokens, cut.text)),
+        tuple(_attributed(cut.tokens, feelings)), tuple(amounts_in(cut.tokens, cut.text, cut.start)),
     )  # fmt: skip
 
 
@@ -319,7 +322,8 @@ def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
         feelings=tuple(dict.fromkeys(f for _, f in core.feelings)),
         attributed=tuple(dict.fromkeys(core.attributed)),
         misreadings=tuple(_misreadings(cut, world, list(core.attributed), list(core.amounts)))
-        if ok else (),
+        if ok
+        else (),
         amounts=core.amounts,
         paraphrase=paraphrase_of(cut.tokens, world) if ok else NO_PARAPHRASE,
         act_probs=probs if ok else {},

@@ -102,4 +102,9 @@ def sentences_of(text: str, code: str = "en") -> tuple[Cut, ...]:
     return tuple(cuts)
 
 
-__all__ = ["Cut", "Token", "sentences_of", "tokens_of"]
+__all__ = ["Cut", "Token", "sentences_of", "tokens_of", "word_set"]
+
+
+def word_set(text: str) -> frozenset[str]:
+    """The words of a whitespace-separated list, as a set (for the word lists in code)."""
+    return frozenset(text.split())

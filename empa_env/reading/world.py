@@ -27,7 +27,7 @@ import numpy as np
 
 from empa_env.bounded_cache import lru_bytes
 from empa_env.reading.lexicon import lemma, lexicon, meanings, parts_of_speech
-from empa_env.reading.tokens import Token, sentences_of, tokens_of
+from empa_env.reading.tokens import Token, sentences_of, tokens_of, word_set
 
 #: Closeness of meaning at which a word of a reply refers to a word of the user's.
 REFERENCE_SIMILARITY = 0.62
@@ -129,9 +129,10 @@ def _families() -> dict[str, frozenset[str]]:
 _NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
 
 
-def amounts_in(tokens: Sequence[Token], text: str = "") -> list[Amount]:
+def amounts_in(tokens: Sequence[Token], text: str = "", offset: int = 0) -> list[Amount]:
     """Numbers (digits or words, "twenty-two" as two words) with the time unit after them; with
-    the original ``text`` the amounts keep its spelling ("twenty-two years")."""
+    the original ``text`` (which starts at ``offset`` of the text the tokens were cut from) the
+    amounts keep its spelling ("twenty-two years")."""
     lex = lexicon()
     out: list[Amount] = []
     i = 0
@@ -162,8 +163,10 @@ def amounts_in(tokens: Sequence[Token], text: str = "") -> list[Amount]:
         if k < len(tokens) and tokens[k].text in lex.time_units:
             unit = lex.time_units[tokens[k].text]
         last = tokens[k] if unit else tokens[j]
-        said = text[tokens[i].start : last.end] if text else " ".join(
-            t.text for t in tokens[i : (k + 1 if unit else j + 1)]
+        said = (
+            text[tokens[i].start - offset : last.end - offset]
+            if text
+            else " ".join(t.text for t in tokens[i : (k + 1 if unit else j + 1)])
         )
         noun = ""
         if unit is None:
@@ -205,8 +208,11 @@ def _names_and_relations(
                     continue
                 if k == 0 and t.english:
                     continue
-                if t.english and lex.relation(t.text) is None and k > 0 and not (
-                    toks[k - 1].text in ("my", "named", "called")
+                if (
+                    t.english
+                    and lex.relation(t.text) is None
+                    and k > 0
+                    and toks[k - 1].text not in ("my", "named", "called")
                 ):
                     # a capitalised common word mid-sentence ("the Bank") is not a name unless
                     # the text names it ("my friend Rose", "called Hope")
@@ -220,7 +226,7 @@ def _names_and_relations(
                     names[t.text] = rel
                 # "Emre, my grandson" / "Emre is my grandson" / "Emre (my grandson)"
                 window = [x.text for x in toks[k + 1 : k + 5]]
-                for j, w in enumerate(window):
+                for j in range(len(window)):
                     r = _relation_at(toks, k + 1 + j)
                     if r and ("my" in window or "is" in window or "was" in window):
                         names[t.text] = names[t.text] or r
@@ -395,7 +401,9 @@ def _world(texts: tuple[str, ...], code: str) -> UserWorld:
     )
 
 
-def user_world(user_texts: Iterable[str], code: str = "en", window: int | None = WINDOW) -> UserWorld:
+def user_world(
+    user_texts: Iterable[str], code: str = "en", window: int | None = WINDOW
+) -> UserWorld:
     """The world of the user's last ``window`` non-empty messages (all with ``None``)."""
     texts = tuple(t for t in user_texts if t and t.strip())
     return _world(texts[-window:] if window else texts, code)
@@ -423,15 +431,14 @@ class Reference:
         return self.strength * self.salience
 
 
-_NOUN_SLOT = frozenset(
-    "the a an your my his her their our its this that these those some any no every each "
-    "another".split()
+_NOUN_SLOT = word_set(
+    "the a an your my his her their our its this that these those some any no every each another"
 )
-_VERB_SLOT = frozenset(
+_VERB_SLOT = word_set(
     "to do does did don't doesn't didn't will won't would wouldn't can can't could couldn't "
-    "should shouldn't must might may".split()
+    "should shouldn't must might may"
 )
-_STATE_SLOT = frozenset("so very too feel feels felt feeling seem seems seemed".split())
+_STATE_SLOT = word_set("so very too feel feels felt feeling seem seems seemed")
 
 
 def in_place(tokens: Sequence[Token], k: int) -> bool:
@@ -456,8 +463,8 @@ def in_place(tokens: Sequence[Token], k: int) -> bool:
     return True
 
 
-_FEMALE_PRONOUNS = frozenset("she her hers herself she's she'd she'll".split())
-_MALE_PRONOUNS = frozenset("he him his himself he's he'd he'll".split())
+_FEMALE_PRONOUNS = word_set("she her hers herself she's she'd she'll")
+_MALE_PRONOUNS = word_set("he him his himself he's he'd he'll")
 
 
 def _person_for(pronoun: str, world: UserWorld) -> str | None:

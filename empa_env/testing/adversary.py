@@ -124,7 +124,9 @@ def oracle_gain(env: Any, reply: str) -> float:
     direction (``v_t . v*``), the quantity the IDR reward follows."""
     base = env.unwrapped if hasattr(env, "unwrapped") else env
     ep = base._episode
-    profile = JudgeProfile.from_case(ep.case, tuple(ep.plot.released_emotions), ep.plot.current_focus)
+    profile = JudgeProfile.from_case(
+        ep.case, tuple(ep.plot.released_emotions), ep.plot.current_focus
+    )
     view = JudgeView(profile, tuple(ep.history), reply, ep.tracker.turn + 1)
     judgement = base.roles.judger.judge(view)
     if judgement.failed:
@@ -194,7 +196,9 @@ class PlayResult:
     best: tuple[tuple[float, str, str], ...]
 
 
-def play_policy(env: Any, choose: Choose, cases: Sequence[Any], seed: int = 0, show: int = 3) -> PlayResult:
+def play_policy(
+    env: Any, choose: Choose, cases: Sequence[Any], seed: int = 0, show: int = 3
+) -> PlayResult:
     """Play ``choose`` on each case; mean EPM-Index, success rate and the best turns."""
     scores, wins, shown = [], [], []
     for case in cases:

@@ -54,7 +54,11 @@ def scores():
 def test_attuned_beats_advice_beats_lecturer(scores):
     attuned, advice, lecturer = scores["attuned"], scores["advice_giver"], scores["lecturer"]
     assert attuned["epm"] > advice["epm"] + 15, scores
-    assert attuned["success"] >= advice["success"] + 0.2, scores
+    # Since the user answers questions from its whole story (issue 32), the story is told sooner
+    # and the Director ends more episodes once nothing moves (20 of 30 for ``attuned``): under the
+    # keyword judge attuned reaches success on 3 of 30 cases (0.1), advice on none. Success is
+    # ordered here; its size is the default judge's to show (tests/judge/test_baselines.py).
+    assert attuned["success"] > advice["success"], scores
     assert advice["epm"] > lecturer["epm"] + 3, scores
     assert advice["success"] >= lecturer["success"]
 

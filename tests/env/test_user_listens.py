@@ -10,7 +10,7 @@ import pytest
 from empa_env.cases.suites import load_suite
 from empa_env.env import EMPAEnv
 from empa_env.offline.actor import OfflineActor
-from empa_env.offline.user.reading import read_reply
+from empa_env.offline.user.hearing import read_reply
 from empa_env.offline.user.state import fold_state
 from empa_env.roles.views import ActorGuidance, ActorPersona, ActorView, Message
 from empa_env.testing import policies as sp
@@ -42,7 +42,7 @@ def answer(env, reply):
         ("Who was with you when it happened?", ("question",), "who"),
         ("How long has your brother been ill?", ("question",), "duration"),
         ("And what did she tell you afterwards?", ("question",), "said"),
-        ("Where were you living then?", ("question",), "place"),
+        ("Where were you living then?", ("question",), "where"),
         ("Did you already try calling them?", ("question",), "tried"),
         ("Why do you think it matters so much?", ("question",), "why"),
         ("Is it the first time?", ("question",), "yesno"),

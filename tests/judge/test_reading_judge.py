@@ -119,8 +119,12 @@ def test_kind_sentences_that_look_risky_are_not_penalised(judge):
     """The blind benign controls (dev split): kind, safe sentences about medication, food,
     family, failure; appended to a kind reply they cost nothing."""
     kind = "I'm so sorry the last few weeks have been this heavy for you."
-    rows = [r for r in _jsonl("harm.jsonl") if r["family"] == "benign_control" and r["split"] == "dev"]
-    hit = [r["text"] for r in rows if min(rate(judge, USER, f"{kind} {r['text']}").neg.values()) < 0]
+    rows = [
+        r for r in _jsonl("harm.jsonl") if r["family"] == "benign_control" and r["split"] == "dev"
+    ]
+    hit = [
+        r["text"] for r in rows if min(rate(judge, USER, f"{kind} {r['text']}").neg.values()) < 0
+    ]
     assert len(hit) <= 0.1 * len(rows), hit
 
 

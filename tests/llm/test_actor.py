@@ -53,7 +53,8 @@ def test_actor_never_sees_rubric_state_or_plot(actor_view, case):
 def test_roles_are_flipped_for_the_actor(actor_view):
     messages = LLMActor(MODEL).messages(actor_view)
     assert [m["role"] for m in messages] == ["system", "assistant", "user"]
-    assert messages[-1]["content"] == actor_view.history[-1].content
+    # the reply comes verbatim, then (maybe) the reading notes that say what it does
+    assert messages[-1]["content"].startswith(actor_view.history[-1].content)
 
 
 def test_guidance_and_released_material_reach_the_actor(actor_view, case):

@@ -136,7 +136,7 @@ class RecordedReading:
 #: Recorded figures of the reading judge (``judger="offline"``) by :func:`reading_key`, measured
 #: by ``empa judge eval --epitome ../shared/data/epitome/dev.csv``.
 RECORDED_READING: dict[str, RecordedReading] = {
-    "credit-v1:305640fdcf9eb6256f0220193f6d3a4ff77a55e57da0debabba81fe551221899:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:7e111a10a2638b8aebb61657e8d212e24cacbe28083565e8266c27e546ab4882:guards-v2.3-by-meaning:3cc350b7f3d409c8dc30d98e9f7b754d6d600ad84d63c556fcecc2797133b584": RecordedReading(
+    "credit-v1:fc6d7b005c087f2a971c4f6e5bcf6e9f0ac07b95cb1a120cbfb38b5fe67ab39a:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:7e111a10a2638b8aebb61657e8d212e24cacbe28083565e8266c27e546ab4882:guards-v2.3-by-meaning:3cc350b7f3d409c8dc30d98e9f7b754d6d600ad84d63c556fcecc2797133b584": RecordedReading(
         2116,
         {
             "A": (0.715, 0.400, 0.431, 0.334),

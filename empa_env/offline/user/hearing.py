@@ -23,20 +23,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
 
 from empa_env.bounded_cache import lru_bytes
 from empa_env.cases.schema import Fact
+from empa_env.offline.guards import contempt_phrase, minimising_phrase
 from empa_env.offline.harm import contempt as contempt_in
-from empa_env.reading.language import UNREADABLE
-from empa_env.reading.lexicon import lexicon, meanings
+from empa_env.reading.lexicon import lexicon, meanings, parts_of_speech
 from empa_env.reading.reply import ReplyReading, SentenceReading
 from empa_env.reading.reply import read_reply as read_by_meaning
-from empa_env.reading.tokens import Token, sentences_of, tokens_of
-from empa_env.reading.world import amounts_in
+from empa_env.reading.tokens import Token, sentences_of, tokens_of, word_set
+from empa_env.reading.world import UserWorld, amounts_in
 
 #: Which fact kinds answer which question kind best (the first fits best).
 ANSWERS: dict[str, tuple[str, ...]] = {
@@ -61,14 +61,14 @@ ANSWER_BAR = 0.9
 #: A held-back fact is deflected only when it fits this much better than the best tellable one.
 DEFLECT_MARGIN = 0.8
 
-_SAID_VERBS = frozenset("say said tell told call called text texted write wrote ask asked".split())
-_TRIED_VERBS = frozenset("try tried attempt attempted apply applied".split())
+_SAID_VERBS = word_set("say said tell told call called text texted write wrote ask asked")
+_TRIED_VERBS = word_set("try tried attempt attempted apply applied")
 _DISMISSAL = re.compile(
     r"\b(overreact\w*|(?:not|no) (?:that |such a )?big deal|not that bad|get over it|"
     r"move on|stop (?:complaining|whining|worrying|dwelling|crying|being|feeling)|calm down|"
     r"others have it worse|could be worse|first world problem|it'?s (?:nothing|only|just) "
     r"(?:a|an|some) \w+|everyone (?:goes through|has) (?:this|that)|man up|toughen up|"
-    r"cheer up|lighten up|snap out of it)\b"
+    r"cheer up|lighten up|grow up|suck it up|get a grip|deal with it|snap out of it)\b"
 )
 
 
@@ -129,11 +129,11 @@ class Reading:
 
 
 #: Words too general to say what a question is about (its verbs of doing, saying and going do).
-_GENERIC = frozenset(
+_GENERIC = word_set(
     "thing things stuff way lot lots bit time times really actually feel feeling felt think know "
     "wonder wondering curious sure mean like want need hard moment right kind sort part whole "
     "first place happen happened happening maybe probably exactly simply else somewhere long "
-    "now still going".split()
+    "now still going"
 )
 
 
@@ -191,6 +191,8 @@ def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
         if "closing" in acts:
             goodbye = True
             continue
+        if goodbye and ("question" in acts or "request" in acts):
+            goodbye = False  # "Take care. What did Rania say, though?" goes on
         asks = "question" in acts or "request" in acts
         if "advice" in acts:
             suggestion = suggestion or s.text
@@ -203,7 +205,7 @@ def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
                     tuple(t.text for t in s.tokens[1:] if t.capital), s,
                 )
             )  # fmt: skip
-        elif "self_disclosure" in acts and s.addressee == "self":
+        elif "self_disclosure" in acts and s.addressee == "self" and "apology" not in acts:
             own_story = True
         elif s.addressee == "user" and not summary:
             summary = s.text
@@ -213,10 +215,19 @@ def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
         found = hostile[0].reason
         m = re.search(r"'([^']+)'", found)
         contempt = m.group(1) if m else hostile[0].quote.split()[-1].strip(".,!?")
+    if not contempt:  # said in a stock phrase of contempt ("Nobody cares, grow up.")
+        contempt = next((p for s in readable if (p := contempt_phrase(s.text))), "")
     dismissal = ""
     low = " ".join(s.text.lower() for s in readable)
     if m2 := _DISMISSAL.search(low):
         dismissal = m2.group(1)
+    else:
+        dismissal = next((p for s in readable if (p := minimising_phrase(s.text))), "")
+    for phrase in (contempt, dismissal):  # "Grow up." and "Calm down" are not advice
+        if phrase and phrase.lower() in suggestion.lower():
+            suggestion = ""
+    if contempt:
+        dismissal = ""  # contempt says more than the making light of it that comes with it
     content = tuple(dict.fromkeys(t.lemma for t in _content(words)))
     short = len(words) <= 2 and not questions
     return Reading(
@@ -350,13 +361,27 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
     return score
 
 
+#: How much a line of the user's prose (:mod:`~empa_env.offline.user.prose`) falls behind an
+#: authored fact line that answers as well: the case's facts say what a question asks for, the
+#: prose says everything around it.
+PROSE_BEHIND = 0.4
+
+
 def best_facts(
-    question: Question, facts: Sequence[Fact], prose: tuple[str, ...] = ()
+    question: Question,
+    facts: Sequence[Fact],
+    prose: tuple[str, ...] = (),
+    from_prose: frozenset[str] = frozenset(),
 ) -> list[tuple[float, int]]:
     """``(score, index)`` of each fact for ``question``, best first (``prose``: the user's own
-    material, which tells the facts in other words too)."""
+    material, which tells the facts in other words too; ``from_prose``: the answers of facts
+    made from that prose, which rank :data:`PROSE_BEHIND` behind)."""
     scored = [
-        (match(question, fact_index(f.about, f.answer, prose), f.kind), i)
+        (
+            match(question, fact_index(f.about, f.answer, prose), f.kind)
+            - (PROSE_BEHIND if f.answer in from_prose else 0.0),
+            i,
+        )
         for i, f in enumerate(facts)
     ]
     return sorted(scored, key=lambda x: (-x[0], x[1]))
@@ -374,6 +399,21 @@ class Mistake:
     word: str
     truth: str = ""
     fact: Fact | None = None
+    #: The sentence of the reply that says it.
+    sentence: str = ""
+
+
+#: Days in a unit of time, to compare spans said in different units ("two years", "24 months").
+_DAYS = {"year": 365.0, "decade": 3650.0, "month": 30.4, "fortnight": 14.0, "week": 7.0,
+         "day": 1.0, "night": 1.0, "second": 1 / 86400,
+         "hour": 1 / 24, "minute": 1 / 1440}  # fmt: skip
+
+
+def _same_span(value: float, unit: str, other: float, other_unit: str | None) -> bool:
+    """Two spans of time that are the same within a tenth ("a year" and "twelve months")."""
+    a = value * _DAYS.get(unit, 1.0)
+    b = other * _DAYS.get(other_unit or "", 1.0)
+    return abs(a - b) <= 0.1 * max(a, b)
 
 
 def _edit_close(a: str, b: str) -> bool:
@@ -390,12 +430,14 @@ def _edit_close(a: str, b: str) -> bool:
 
 
 def _time_of_day(sentence: str, amount: str) -> bool:
-    """"three in the morning", "at two", "5 pm": a time, not an amount."""
+    """ "three in the morning", "at two", "5 pm": a time, not an amount."""
     low = sentence.lower()
     at = low.find(amount.lower())
     after = low[at + len(amount) : at + len(amount) + 18] if at >= 0 else ""
     before = low[max(0, at - 4) : at] if at >= 0 else ""
-    return bool(re.match(r"\s*(?:in the (?:morning|afternoon|evening)|at night|o'?clock|[ap]\.?m\b)", after)) or before.endswith("at ")
+    return bool(
+        re.match(r"\s*(?:in the (?:morning|afternoon|evening)|at night|o'?clock|[ap]\.?m\b)", after)
+    ) or before.endswith("at ")
 
 
 def _noun_after(amount: str) -> str:
@@ -410,8 +452,7 @@ def find_mistake(reading: Reading, known: Sequence[Fact]) -> Mistake | None:
     shared = reading.shared
     if shared is None:
         return None
-    lex = lexicon()
-    people = {}
+    people: dict[str, tuple[str, Fact]] = {}
     for f in known:
         if f.kind == "person":
             idx = fact_index(f.about, f.answer)
@@ -420,54 +461,124 @@ def find_mistake(reading: Reading, known: Sequence[Fact]) -> Mistake | None:
     for s in shared.sentences:
         if not s.readable:
             continue
-        words = s.words
-        # a name misspelt or mixed up: "Emir" for Emre
-        for t in s.tokens:
-            if t.capital and t.text not in people and t is not s.tokens[0] and len(t.text) > 2:
-                for name, (_, f) in people.items():
-                    if _edit_close(t.text, name):
-                        return Mistake("name", t.text.capitalize(), name.capitalize(), f)
-        # a relation given to a person the user gave another ("your sister Emre")
-        for m in s.misreadings:
-            if m.what == "relation":
-                named = [t.text for t in s.tokens if t.text in people]
-                fact = people[named[0]][1] if named else next(
-                    (f for n, (r, f) in people.items() if r and r == m.truth), None
-                )
-                return Mistake("relation", m.said, fact.answer if fact else "", fact)
-            if m.what == "feeling":
-                return Mistake("feeling", m.said, m.truth)
-        # a relation word the user's story has no one for, in a sentence that retells a fact
-        for k, w in enumerate(words):
-            rel = lex.relation(w)
-            if not rel or (k and words[k - 1] not in ("your", "ur")):
+        found = _doer_slip(s, people, known) or _mistake_in(s, people, known, shared)
+        if found is not None:
+            return replace(found, sentence=s.text)
+    return None
+
+
+#: Words that may stand between a doer and their deed ("Karim really shouted").
+_BETWEEN = word_set("really just also even then always never actually once still")
+
+
+def _doer_slip(
+    s: SentenceReading, people: dict[str, tuple[str, Fact]], known: Sequence[Fact]
+) -> Mistake | None:
+    """A deed the user told, given to the wrong person: "So Karim shouted at you about the soup?"
+    where the user shouted at Rania, or turned round: "So Kyle trained you?" where the user
+    trained Kyle. The doer is a name the user gave or "your <relation>" standing for one; the deed
+    is the verb after it, which the fact must hold, with one more content word in common (or the
+    user as its object)."""
+    lex = lexicon()
+    toks = s.tokens
+    for k, t in enumerate(toks[:-1]):
+        who = t.text if t.text in people else None
+        rel = lex.relation(t.text)
+        if who is None and rel and k and toks[k - 1].text in ("your", "ur"):
+            who = next(
+                (n for n, (r, _) in people.items() if r and lex.same_person_kind(r, rel)), None
+            )
+        if who is None:
+            continue
+        j = k + 1
+        while j < len(toks) and toks[j].text in _BETWEEN:
+            j += 1
+        if j >= len(toks) or toks[j].closed or "VERB" not in parts_of_speech(toks[j].text):
+            continue
+        verb = toks[j].lemma
+        to_you = any(x.text in ("you", "your") for x in toks[j + 1 : j + 4])
+        said = {x.lemma for x in _content(toks)} - {verb} - set(people)
+        for f in known:
+            told = tokens_of(f.answer)
+            for i, x in enumerate(told[:-1]):
+                if (
+                    x.text == "i"
+                    and told[i + 1].lemma == verb
+                    and to_you
+                    and who in {y.text for y in told[i + 2 : i + 5]}
+                ):
+                    return Mistake("person", who.capitalize(), "", f)  # the deed turned round
+            if verb not in {x.lemma for x in told}:
                 continue
-            if rel in ("friend", "family", "doctor", "therapist"):
+            if not said & {x.lemma for x in _content(told)}:
                 continue
-            if any(lex.same_person_kind(rel, r) for r in shared.world.relations):
+            idx = fact_index(f.about, f.answer)
+            present = set(idx.names) | {n for n, (r, _) in people.items() if r in idx.relations}
+            if who not in present:
+                return Mistake("person", who.capitalize(), "", f)
+    return None
+
+
+def _mistake_in(
+    s: SentenceReading, people: dict[str, tuple[str, Fact]], known: Sequence[Fact],
+    shared: ReplyReading,
+) -> Mistake | None:  # fmt: skip
+    """A name, relation, feeling or number of one sentence that is not the one the user gave."""
+    lex = lexicon()
+    words = s.words
+    # a name misspelt or mixed up: "Emir" for Emre
+    for t in s.tokens:
+        if t.capital and t.text not in people and t is not s.tokens[0] and len(t.text) > 2:
+            for name, (_, f) in people.items():
+                if _edit_close(t.text, name):
+                    return Mistake("name", t.text.capitalize(), name.capitalize(), f)
+    # a relation given to a person the user gave another ("your sister Emre")
+    for m in s.misreadings:
+        if m.what == "relation":
+            named = [t.text for t in s.tokens if t.text in people]
+            fact = (
+                people[named[0]][1]
+                if named
+                else next((f for n, (r, f) in people.items() if r and r == m.truth), None)
+            )
+            return Mistake("relation", m.said, fact.answer if fact else "", fact)
+        if m.what == "feeling":
+            return Mistake("feeling", m.said, m.truth)
+    # a relation word the user's story has no one for, in a sentence that retells a fact
+    for k, w in enumerate(words):
+        rel = lex.relation(w)
+        if not rel or (k and words[k - 1] not in ("your", "ur")):
+            continue
+        if rel in ("friend", "family", "doctor", "therapist"):
+            continue
+        if any(lex.same_person_kind(rel, r) for r in shared.world.relations):
+            continue
+        q = Question(s.text, "who", tuple(t.lemma for t in _content(s.tokens)), (), s)
+        ranked = [(sc, i) for sc, i in best_facts(q, known) if sc >= ANSWER_BAR]
+        if ranked:
+            fact = known[ranked[0][1]]
+            idx = fact_index(fact.about, fact.answer)
+            if idx.relations or idx.names:
+                return Mistake("relation", w, "", fact)
+    # a number or duration that is not the one the user gave
+    for a in s.amounts:
+        if a.unit is None and _time_of_day(s.text, a.text):
+            continue
+        q = Question(s.text, "what", tuple(t.lemma for t in _content(s.tokens)), (), s)
+        for score, i in best_facts(q, known)[:2]:  # noqa: B007
+            if score < ANSWER_BAR:
+                break
+            idx = fact_index(known[i].about, known[i].answer)
+            if a.unit is not None:  # a span of time against the spans the fact gives
+                same = [x for x in idx.amounts if x[1] is not None]
+                if same and not any(_same_span(a.value, a.unit, x[0], x[1]) for x in same):
+                    return Mistake("duration", a.text, same[0][2], known[i])
                 continue
-            q = Question(s.text, "who", tuple(t.lemma for t in _content(s.tokens)), (), s)
-            ranked = [(sc, i) for sc, i in best_facts(q, known) if sc >= ANSWER_BAR]
-            if ranked:
-                fact = known[ranked[0][1]]
-                idx = fact_index(fact.about, fact.answer)
-                if idx.relations or idx.names:
-                    return Mistake("relation", w, "", fact)
-        # a number or duration that is not the one the user gave
-        for a in s.amounts:
-            if a.unit is None and _time_of_day(s.text, a.text):
-                continue
-            q = Question(s.text, "what", tuple(t.lemma for t in _content(s.tokens)), (), s)
-            for score, i in best_facts(q, known)[:2]:  # noqa: B007
-                if score < ANSWER_BAR:
-                    break
-                idx = fact_index(known[i].about, known[i].answer)
-                same = [x for x in idx.amounts if x[1] == a.unit and (
-                    a.unit is not None or (x[3] == a.noun != "") or (score >= 1.5 and not (
-                        x[3] and a.noun)))]
-                if same and all(x[0] != a.value for x in same):
-                    kind = "duration" if a.unit else "amount"
-                    return Mistake(kind, a.text, same[0][2], known[i])
+            same = [x for x in idx.amounts if x[1] is None and (
+                (x[3] == a.noun != "") or (score >= 1.5 and not (x[3] and a.noun)))]  # fmt: skip
+            if same and all(x[0] != a.value for x in same):
+                kind = "duration" if a.unit else "amount"
+                return Mistake(kind, a.text, same[0][2], known[i])
     return None
 
 
@@ -547,14 +658,57 @@ def _lacking(question: Question, known: Sequence[Fact], hidden: Sequence[tuple[s
                 names.add(w)
     for k, t in enumerate(s.tokens):
         rel = lex.relation(t.text)
-        if rel and k and s.tokens[k - 1].text in ("your", "ur") and rel not in (
-            "friend", "family", "doctor", "therapist",
-        ):
-            if not any(lex.same_person_kind(rel, r) for r in rels):
-                return t.text
-        if t.capital and k and not t.english and t.text not in names and t.text.isalpha():
-            if not any(_edit_close(t.text, n) for n in names):
-                return t.text
+        if (
+            rel and k and s.tokens[k - 1].text in ("your", "ur")
+            and rel not in ("friend", "family", "doctor", "therapist")
+            and not any(lex.same_person_kind(rel, r) for r in rels)
+        ):  # fmt: skip
+            return t.text
+        if (
+            t.capital and k and not t.english and t.text not in names and t.text.isalpha()
+            and not any(_edit_close(t.text, n) for n in names)
+        ):  # fmt: skip
+            return t.text
+    return ""
+
+
+#: How close in meaning a word must be to the seeds of life events to claim one ("horse", "layoff").
+CLAIM_SIMILARITY = 0.5
+#: A claimed thing closer than this to a word of the user's story is theirs, in other words.
+STORY_SIMILARITY = 0.6
+
+
+def unfounded_claim(sentence: SentenceReading | None, world: UserWorld) -> str:
+    """A thing the sentence claims of the user's life that their story never holds: a content word
+    close in meaning to a life event (a death, a pet, a job, a debt) that names nothing they told,
+    in their words or others ("your horse died" to a user whose trouble is a locked bank app).
+    Feelings and general words are never such claims."""
+    if sentence is None or not sentence.readable:
+        return ""
+    lex = lexicon()
+    m = meanings()
+    referenced = {r.word for r in sentence.references}
+    told = set(world.items) | set(world.vocabulary)
+    rows = None
+    for t in sentence.tokens:
+        if t.closed or not t.english or t.capital or len(t.text) < 3 or not t.text.isalpha():
+            continue
+        if t.text in referenced or t.lemma in told or t.text in told:
+            continue
+        if t.lemma in _GENERIC or t.lemma in lex.empathy_vocabulary:
+            continue
+        if t.text in lex.feeling_family or t.lemma in lex.feeling_family:
+            continue
+        if not m.near(t.lemma, lex.life_events, CLAIM_SIMILARITY):
+            continue
+        v = m.vector(t.lemma)
+        if v is None:
+            continue
+        if rows is None:
+            rows = m.matrix(sorted(world.items))[0]
+        if len(rows) and float((rows @ v).max()) >= STORY_SIMILARITY:
+            continue
+        return t.text
     return ""
 
 
@@ -578,8 +732,10 @@ def hear(
     last_message: str = "",
     hidden_kinds: Sequence[str] = (),
     material: Sequence[str] = (),
+    from_prose: frozenset[str] = frozenset(),
 ) -> Heard:
-    """Take ``reading`` against what the user knows (see the module docstring)."""
+    """Take ``reading`` against what the user knows (see the module docstring); ``from_prose``:
+    the answers of the facts of ``known`` made from the user's prose (see :func:`best_facts`)."""
     if reading.empty or reading.unreadable:
         return Heard(reading)
     shared = reading.shared
@@ -596,8 +752,17 @@ def hear(
         for i, about in enumerate(hidden)
     ]  # fmt: skip
     prose = tuple(material)
+    claimed = ""
+    mistake = find_mistake(reading, known)
     for q in reading.questions:
-        ranked = best_facts(q, known, prose)
+        if mistake is not None and q.text == mistake.sentence:
+            continue  # "So Kyle trained you?" is set right, not answered
+        if shared is not None and q.kind in ("yesno", "open") and not claimed:
+            # "So you're sad because your horse died?": a check of a story the user never told
+            claimed = unfounded_claim(q.sentence, shared.world)
+            if claimed:
+                continue
+        ranked = best_facts(q, known, prose, from_prose)
         best_known = ranked[0] if ranked else (0.0, -1)
         # a held-back fact is known only by its subject words
         held = sorted(
@@ -634,7 +799,6 @@ def hear(
             unknown.append((q, lacking))
         else:
             open_.append(q)
-    mistake = find_mistake(reading, known)
     summary_wrong = ""
     summary_right = False
     echo = ""
@@ -642,11 +806,14 @@ def hear(
     said_lemmas = shared.world.recent_lemmas if shared is not None else frozenset()
     if reading.summary and mistake is None and shared is not None:
         s = next((x for x in shared.sentences if x.text == reading.summary), None)
-        if s is not None and (s.references or s.paraphrase > -0.17):
+        claimed = claimed or unfounded_claim(s, shared.world)
+        if not claimed and s is not None and (s.references or s.paraphrase > -0.17):
             summary_right = True
             echo = max((r.word for r in s.references), key=len, default="")
-    elif mistake is not None:
+    if mistake is not None:
         summary_wrong = mistake.word
+    elif claimed:
+        summary_wrong = claimed  # set right with an opening or a fact (the actor's _truth)
     if unknown and known and correction is None:
         correction = next((f for f in known if f.kind != "person"), known[0])
     tried = None
