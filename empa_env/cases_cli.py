@@ -180,6 +180,7 @@ def _source(args: argparse.Namespace) -> tuple[str, tuple[Case, ...]]:
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from empa_env.cases.consistency import contradictions
     from empa_env.cases.facts import fact_issues
     from empa_env.cases.loader import CaseError, CaseIssue, case_files, load_case
     from empa_env.cases.suites import load_suite
@@ -191,7 +192,7 @@ def _validate(args: argparse.Namespace) -> int:
 
     def add(case: Case, where: str) -> None:
         nonlocal n_cases
-        facts = fact_issues(case)
+        facts = fact_issues(case) + contradictions(case)
         issues.extend(CaseIssue(where, field, problem) for field, problem in facts)
         if facts:
             return

@@ -28,21 +28,20 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import os
 import re
 import statistics
 import time
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from baselines.policies.scripted import SCRIPTED  # noqa: E402
-from empa_env.cases.facts import stems  # noqa: E402
 from empa_env.env import EMPAEnv  # noqa: E402
 from empa_env.languages import language  # noqa: E402
-from empa_env.offline.user.listening import CLAIM_WORDS  # noqa: E402
-from empa_env.offline.user.state import case_vocabulary  # noqa: E402
 from empa_env.policy import Messages  # noqa: E402
 
 EN = language("en")
@@ -177,9 +176,16 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--judger", default="offline")
     parser.add_argument("--cases", type=int, default=30)
+    parser.add_argument(
+        "--reading-only", action="store_true",
+        help="only issue 32's figures (blind probes, seeker speech)",
+    )  # fmt: skip
     args = parser.parse_args()
     env = EMPAEnv("empa30-v1", judger=args.judger)
     cases = [c.id for c in env.cases][: args.cases]
+    report_reading(env, cases)
+    if args.reading_only:
+        return
     by_id = {c.id: c for c in env.cases}
 
     distinct: list[int] = []
@@ -191,7 +197,7 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
     empties = noticed = 0
     for case_id in cases:
         case = by_id[case_id]
-        vocab = case_vocabulary(case)
+        vocab = set(re.findall(r"[a-z]+", case.model_dump_json().lower()))
         for warm in (0, 5):
             env.reset(seed=0, options={"case": case_id})
             for _ in range(warm):
@@ -249,7 +255,7 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
                     head = " ".join(EN.sentences(obs)[:2])
                     feel_ok += bool(NEGATION.search(head)) and not AGREEMENT.match(obs)
                 for claim, summary in WRONG_SUMMARIES:
-                    if next(iter(stems([claim]))) in vocab or claim not in CLAIM_WORDS:
+                    if claim in vocab:  # the story has one: not a wrong summary here
                         continue
                     trial = copy.deepcopy(base)
                     obs, *_rest = trial.step(summary)
@@ -412,6 +418,144 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
         f"{actor_cpu / step_cpu:.1%} (goal < 20%); the Director (it replays the user's state): "
         f"{director_cpu:.2f} s = {director_cpu / step_cpu:.1%}"
     )
+
+
+# ------------------------------------------------------------------------------------------------
+# Issue 32: probes written blind, and the seeker's speech
+# ------------------------------------------------------------------------------------------------
+BLIND_PROBES = Path(__file__).parents[1] / "tests" / "env" / "data" / "blind" / "user_probes.jsonl"
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+}  # fmt: skip
+CONFUSED = re.compile(
+    r"understand|what\?|sorry\?|pardon|english|don't follow|do not follow|not sure what|"
+    r"makes no sense|didn't get|lost me|\bhuh\b|what do you mean|confus"
+)
+THANKS = re.compile(r"\b(?:thank|thanks|thx|appreciate)", re.IGNORECASE)
+ANSWER_FIRST = re.compile(
+    r"^\W*(?:yes|no|yeah|yep|nope|nah|maybe|well|i think|hm+|mm+|right|exactly|true|not really|"
+    r"kind of|sort of|perhaps|i guess|i don't know|okay|ok)\b",
+    re.IGNORECASE,
+)
+#: ESConv's seekers (test split, 3,144 messages), as issue 32 gives them.
+ESCONV = {"thanks": 0.103, "answer_first": 0.190, "take_up": 0.257, "asks": 0.105, "median": 55}
+
+
+def _digits(text: str) -> str:
+    """Number words as digits ("twenty-two" -> "22"), to compare answers with expectations."""
+    words = "|".join(_NUMBER_WORDS)
+    low = text.lower().replace("-", " ")
+
+    def one(m: re.Match[str]) -> str:
+        a, b = _NUMBER_WORDS[m.group(1)], _NUMBER_WORDS.get(m.group(2) or "", 0)
+        return str(a + b) if b and a >= 20 and b < 10 else f"{a} {b}" if m.group(2) else str(a)
+
+    return re.sub(rf"\b({words})(?: ({words}))?\b", one, low)
+
+
+def _says(answer: str, options: list[str]) -> bool:
+    said = _digits(answer)
+    return any(
+        re.search(rf"(?<![a-z0-9]){re.escape(_digits(o))}(?![a-z0-9])", said) for o in options
+    )
+
+
+def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
+    """``{kind: (met, n)}`` over the blind probes of ``split``, each played once from the state
+    three attuned turns into its case (turn 0 of empa30-002 for probes of no case)."""
+    rows = [json.loads(line) for line in BLIND_PROBES.read_text("utf-8").splitlines()]
+    rows = [r for r in rows if r["split"] == split]
+    states: dict[str, EMPAEnv] = {}
+    met: dict[str, list[int]] = {}
+    for r in rows:
+        case = r["case"] or "empa30-002"
+        if case not in states:
+            env.reset(seed=0, options={"case": case})
+            for _ in range(3):
+                before = copy.deepcopy(env)
+                *_, term, trunc, _ = env.step(ATTUNED.reply(env.messages))
+                if term or trunc:
+                    env = before
+                    break
+            states[case] = copy.deepcopy(env)
+        trial = copy.deepcopy(states[case])
+        obs, _r, term, _t, info = trial.step(r["reply"])
+        kind = r["kind"]
+        if kind == "question":
+            key, ok = ("question (kept back)" if r["stage_fact"] else "question"), _says(
+                obs, r["expect_any"])  # fmt: skip
+        elif kind == "mistake":
+            key, ok = kind, _says(obs, r["right_any"])
+        elif kind == "closing":
+            key, ok = kind, bool(term and info["status"] == "policy_left")
+        elif kind == "not_closing":
+            key, ok = kind, not term
+        elif kind == "unreadable":
+            key, ok = kind, bool(CONFUSED.search(obs.lower()))
+        else:
+            continue
+        tally = met.setdefault(key, [0, 0])
+        tally[0] += ok
+        tally[1] += 1
+    return {k: (v[0], v[1]) for k, v in sorted(met.items())}
+
+
+def seeker_speech(env: EMPAEnv, cases: list[str]) -> dict[str, float]:
+    """The user's speech over whole episodes of four scripted policies: share of messages that
+    thank, that start with the answer (yes, no, maybe, well, I think ...), that take up a content
+    word of the supporter's question, that ask a question; the median length in characters."""
+    from empa_env.reading.tokens import tokens_of
+
+    def content(text: str) -> set[str]:
+        return {t.lemma for t in tokens_of(text) if t.text.isalpha() and not t.closed
+                and len(t.text) > 2}  # fmt: skip
+
+    pairs: list[tuple[str, str]] = []
+    for name in ("reflective", "attuned", "advice_giver", "asks_and_uses"):
+        policy = SCRIPTED[name]()
+        for case in cases:
+            env.reset(seed=0, options={"case": case})
+            while True:
+                *_, term, trunc, _ = env.step(policy.reply(env.messages))
+                if term or trunc:
+                    break
+            m = env.messages
+            pairs += [(m[i - 1]["content"], m[i]["content"]) for i in range(1, len(m))
+                      if m[i]["role"] == "user" and m[i - 1]["role"] == "assistant"]  # fmt: skip
+    users = [u for _, u in pairs if u.strip()]
+    asked = [(a, u) for a, u in pairs if "?" in a]
+    last_question = [(a.split("?")[0].split(".")[-1], u) for a, u in asked]
+    return {
+        "messages": len(users),
+        "thanks": sum(bool(THANKS.search(u)) for u in users) / len(users),
+        "answer_first": sum(bool(ANSWER_FIRST.search(u)) for u in users) / len(users),
+        "take_up": sum(bool(content(q) & content(u)) for q, u in last_question) / len(asked),
+        "asks": sum("?" in u for u in users) / len(users),
+        "median": statistics.median(len(u) for u in users),
+    }
+
+
+def report_reading(env: EMPAEnv, cases: list[str]) -> None:
+    """Issue 32's figures: the blind probes (both splits) and the seeker's speech."""
+    goals = {"question": 0.7, "mistake": 0.7, "closing": 0.9, "not_closing": 1.0,
+             "unreadable": 0.8}  # fmt: skip
+    for split in ("dev", "heldout"):
+        print(f"blind probes, {split} (written from the story text by a session that never read "
+              "the code):")  # fmt: skip
+        for kind, (ok, n) in blind_probes(env, split).items():
+            goal = f" (goal >= {goals[kind]:.0%})" if kind in goals else " (deflected by design)"
+            print(f"  {kind:>22}: {ok}/{n} = {ok / n:.0%}{goal}")
+    speech = seeker_speech(env, cases)
+    print(f"seeker speech over {speech['messages']} user messages (ESConv's seekers in brackets; "
+          "goal: within a factor of 1.5):")  # fmt: skip
+    for key in ("thanks", "answer_first", "take_up", "asks"):
+        ratio = speech[key] / ESCONV[key]
+        print(f"  {key:>12}: {speech[key]:.3f} ({ESCONV[key]:.3f}), ratio {ratio:.2f}")
+    print(f"  {'median':>12}: {speech['median']:.0f} characters ({ESCONV['median']}), ratio "
+          f"{speech['median'] / ESCONV['median']:.2f}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -47,6 +47,7 @@ from empa_env.cases.components import (
     load_library,
     render,
 )
+from empa_env.cases.consistency import contradictions
 from empa_env.cases.facts import draft_facts
 from empa_env.cases.schema import AXIS_TO_ASPECT, DOMAINS, STANCES, Case
 from epm.rubric import AXES, IEDR_INDICATORS, IEDR_SCORES, POOL_NORM_MEAN, POOL_NORM_SD
@@ -573,7 +574,11 @@ class ProceduralGenerator:
         state.used_combos.add((chosen.person.full_name, chosen.situation.id))
         state.used_names.add(chosen.person.full_name)
         state.situation_use[chosen.situation.id] += 1
-        return Case.model_validate(data), chosen.provenance(case_id)
+        case = Case.model_validate(data)
+        said_twice = contradictions(case)
+        if said_twice:  # the component library wrote a case that disagrees with itself
+            raise ValueError(f"{case_id}: the drawn case contradicts itself: {said_twice}")
+        return case, chosen.provenance(case_id)
 
     def _choose(self, axis: str, domain: str, rng: np.random.Generator, state: _State) -> _Chosen:
         """The levels and the components that fit them (see the module docstring), in draw

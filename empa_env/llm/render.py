@@ -196,21 +196,12 @@ def reading_notes(view: ActorView) -> list[str]:
     languages the offline reading does not cover."""
     from empa_env.languages import offline_languages
     from empa_env.offline.user.hearing import hear, read_reply
-    from empa_env.offline.user.listening import vocabulary_of
 
     persona, guidance = view.persona, view.guidance or ActorGuidance()
     last_is_reply = bool(view.history) and view.history[-1].role == "assistant"
     if not last_is_reply or persona.language not in offline_languages():
         return []
     known = tuple(persona.facts) + tuple(guidance.facts)
-    vocab = vocabulary_of(
-        (
-            persona.experience.model_dump_json(),
-            persona.voice.model_dump_json(),
-            persona.scenario_trigger,
-            *(f.answer for f in known),
-        )
-    )
     said = [m.content for m in view.history if m.role == "user"]
     e = persona.experience
     material = (e.current_situation, persona.scenario_trigger, *persona.voice.details)
@@ -222,7 +213,6 @@ def reading_notes(view: ActorView) -> list[str]:
         ),
         known,
         guidance.withheld,
-        vocab,
         said[-1] if said else "",
         guidance.withheld_kinds,
         material,

@@ -30,7 +30,6 @@ from empa_env.offline.playable import (
     refuse_unsupported_language,
 )
 from empa_env.offline.user.hearing import Heard, hear, read_reply
-from empa_env.offline.user.listening import vocabulary_of
 from empa_env.offline.user.prose import story_facts
 from empa_env.offline.user.speech import Speech, lines
 from empa_env.reading.tokens import word_set
@@ -48,6 +47,11 @@ STANCE_FALLBACK = {
 }
 #: A first part at least this long is a whole message (the reference's lines are short).
 WHOLE_MESSAGE = 48
+#: How often a reply that helped is thanked, and how often a message asks a question back (tuned
+#: on the suite so that the share of messages that do each is near ESConv's seekers': 10.3% and
+#: 10.5%; see perf/perf_user.py).
+THANKS_RATE = 0.3
+ASK_BACK_RATE = 0.18
 
 
 _PHRASE = re.compile(r"\b(the|my|our)\s+([a-z][a-z-]{2,})\b")
@@ -124,28 +128,6 @@ def _topics(persona: ActorPersona, facts: tuple[Fact, ...]) -> list[str]:
     voice = persona.voice
     lines = (*voice.openings, *voice.details, *(f.answer for f in facts))
     return list(_topic_phrases(lines, persona.language)) or ["all this"]
-
-
-_PERSONA_VOCABULARY: dict[tuple[str, str, str], frozenset[str]] = {}
-
-
-def _persona_vocabulary(persona: ActorPersona) -> frozenset[str]:
-    """Stems of the persona material's words, computed once per case."""
-    key = (persona.case_id, persona.scenario_trigger, persona.language)
-    found = _PERSONA_VOCABULARY.get(key)
-    if found is None:
-        if len(_PERSONA_VOCABULARY) > 4096:
-            _PERSONA_VOCABULARY.clear()
-        found = _PERSONA_VOCABULARY[key] = vocabulary_of(
-            (
-                persona.profile.model_dump_json(),
-                persona.experience.model_dump_json(),
-                persona.voice.model_dump_json(),
-                persona.scenario_trigger,
-            ),
-            persona.language,
-        )
-    return found
 
 
 def _material(persona: ActorPersona) -> tuple[str, ...]:
@@ -232,19 +214,11 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
         speech = Speech(lang, said, rng)
         told = story_facts(persona)
         known = persona.facts + guidance.facts + told
-        vocab = _persona_vocabulary(persona) | vocabulary_of(
-            (
-                *(f.answer + " " + " ".join(f.about) for f in known),
-                *(" ".join(about) for about in guidance.withheld),
-            ),
-            persona.language,
-        )
         world = (*_material(persona), *(f.answer for f in known), *said)
         heard = hear(
             read_reply(last_reply, persona.language, world),
             known,
             guidance.withheld,
-            vocab,
             said[-1] if said else "",
             guidance.withheld_kinds,
             _material(persona),
@@ -257,6 +231,7 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
         ends = self._ending(speech, heard, guidance, stance, slots, persona)
         if ends is None:
             self._answer(speech, heard, guidance, stance, slots, persona)
+            self._seeker_touches(speech, heard, guidance, stance, slots, view.turn)
             ends = ""
         message = speech.text()
         if not message or message in said:
@@ -433,6 +408,48 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
         rate = DETAIL_RATE[reaction_stance] + (0.3 if bare and reaction_stance != "hurt" else 0.0)
         if speech.length < WHOLE_MESSAGE and (reaction is None or speech.rng.random() < rate):
             speech.add(speech.pick(persona.voice.details))
+
+    @staticmethod
+    def _seeker_touches(
+        speech: Speech,
+        heard: Heard,
+        guidance: ActorGuidance,
+        stance: str,
+        slots: dict[str, str],
+        turn: int,
+    ) -> None:
+        """What real help-seekers do that a story alone does not: thank a reply that helped (a
+        true reflection, warmth about what they told, advice taken), and now and then ask a
+        question back (ESConv's seekers: a tenth of their messages each)."""
+        t = lines()
+        r = heard.reading
+        if not speech.parts or r.hostile or stance == "hurt":
+            return
+        shared = r.shared
+        warm = (
+            bool(shared)
+            and heard.engaged
+            and any(s.does("warmth") or s.does("understanding") for s in shared.sentences)
+        )
+        accepted = (
+            bool(r.suggestion)
+            and heard.tried is None
+            and (stance == "opening_up" or (guidance.rapport or 0.0) >= 0.45)
+        )
+        helped = heard.summary_right or warm or accepted
+        said = " ".join(speech.parts).lower()
+        if helped and "thank" not in said and speech.rng.random() < THANKS_RATE:
+            line = speech.pick(t["helped"])
+            if line:
+                speech.parts.insert(0, line)
+        if (
+            turn >= 2
+            and stance != "guarded"
+            and "?" not in said
+            and speech.length < 2 * WHOLE_MESSAGE
+            and speech.rng.random() < ASK_BACK_RATE
+        ):
+            speech.add(speech.pick(t["ask_back"], slots))
 
     @staticmethod
     def _set_right(

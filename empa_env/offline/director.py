@@ -18,7 +18,6 @@ from empa_env.offline.user.hearing import hear, read_reply
 from empa_env.offline.user.state import (
     MEMORY_RAPPORT,
     UserState,
-    case_vocabulary,
     fold_state,
     stage_rapport,
 )
@@ -239,7 +238,6 @@ class OfflineDirector(PlaysOfflineLanguages, Director):
             read_reply(last, case.language),
             (),
             tuple(f.about for f in hidden),
-            case_vocabulary(case),
             hidden_kinds=tuple(f.kind for f in hidden),
         )
         stages = [hidden[i].stage for _, i in heard.deflected]

@@ -261,6 +261,8 @@ class FactIndex:
     #: Lemmas of the user's own prose that tells the same thing in other words ("the branch" in
     #: "her bank closed the branch on her street", for "The Sparkasse closed in March").
     related: frozenset[str] = frozenset()
+    #: What the fact is about first (``about[0]``: the person of a person fact).
+    subject: str = ""
 
     @property
     def mentions_person(self) -> bool:
@@ -300,7 +302,9 @@ def fact_index(about: tuple[str, ...], answer: str = "", prose: tuple[str, ...] 
         (a.value, a.unit, a.text, a.noun) for a in amounts_in(toks, f"{answer} {' '.join(about)}")
     )
     related = related_lemmas(lemmas, prose) if prose else frozenset()
-    return FactIndex(lemmas, names, relations, amounts, M, vector, related)
+    return FactIndex(
+        lemmas, names, relations, amounts, M, vector, related, about[0] if about else ""
+    )
 
 
 def _known_word(word: str) -> bool:
@@ -351,6 +355,8 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
         score += 0.3
     elif question.kind == "who" and index.mentions_person:
         score += 0.4
+    if kind == "person" and index.subject and index.subject in (*question.names, *question.words):
+        score += 0.5  # "Who is Kyle?": the line that says who Kyle is
     if index.vector is not None and sentence is not None:
         own = " ".join(t.text for t in tokens)
         if own:
@@ -728,7 +734,6 @@ def hear(
     reading: Reading,
     known: Sequence[Fact],
     hidden: Sequence[tuple[str, ...]],
-    vocabulary: frozenset[str],
     last_message: str = "",
     hidden_kinds: Sequence[str] = (),
     material: Sequence[str] = (),
@@ -833,7 +838,7 @@ def hear(
     off_topic = (reading.own_story and not engaged) or (
         not engaged and not acts and len(reading.words) >= 4
     )
-    del said_lemmas, vocabulary
+    del said_lemmas
     return Heard(
         reading=reading, answered=tuple(answered[:2]), deflected=tuple(deflected),
         unknown=tuple(unknown), values=tuple(values), open=tuple(open_),

@@ -1,7 +1,7 @@
 """The simulated user's state with memory: rapport, hurt remembered, patience.
 
 :func:`fold_state` replays the conversation so far, reply by reply (each read with
-:func:`~empa_env.offline.user.reading.read_reply` and heard against the case), with how each
+:func:`~empa_env.offline.user.hearing.read_reply` and heard against the case), with how each
 landed (the judge's ``delta_E``): it is a pure function of the history, so copies of an
 environment and reruns agree, and nothing is kept between calls.
 
@@ -21,7 +21,6 @@ from functools import lru_cache
 
 from empa_env.cases.schema import Case, Fact
 from empa_env.offline.user.hearing import Heard, hear, read_reply
-from empa_env.offline.user.listening import vocabulary_of
 from empa_env.roles.views import Message
 
 DECAY = 0.86
@@ -74,34 +73,6 @@ def _case_key(case: Case) -> _CaseKey:
     )  # fmt: skip
 
 
-_VOCABULARIES: dict[_CaseKey, frozenset[str]] = {}
-
-
-def case_vocabulary(case: Case) -> frozenset[str]:
-    """Stems of every word of the user's own material (what a true summary can draw on);
-    computed once per case."""
-    key = _case_key(case)
-    found = _VOCABULARIES.get(key)
-    if found is None:
-        if len(_VOCABULARIES) > 4096:
-            _VOCABULARIES.clear()
-        found = _VOCABULARIES[key] = _vocabulary(case)
-    return found
-
-
-def _vocabulary(case: Case) -> frozenset[str]:
-    texts = (
-        case.persona.model_dump_json(),
-        case.profile.model_dump_json(),
-        case.experience.model_dump_json(),
-        case.scenario_trigger,
-        case.voice.model_dump_json(),
-        *(f.answer + " " + " ".join(f.about) for f in case.facts),
-        *(s.summary + " " + " ".join(s.narration) for s in case.plot.stages),
-    )
-    return vocabulary_of(texts, case.language)
-
-
 def gain(heard: Heard, delta_e: float, rapport: float) -> float:
     """How much one reply moves rapport (before decay)."""
     r = heard.reading
@@ -129,7 +100,7 @@ def gain(heard: Heard, delta_e: float, rapport: float) -> float:
     return g
 
 
-_KNOWN: dict[_CaseKey, tuple[tuple[Fact, ...], frozenset[str]]] = {}
+_KNOWN: dict[_CaseKey, tuple[Fact, ...]] = {}
 #: The user's own material per case (what a reply can speak about).
 _WORLDS: dict[_CaseKey, tuple[str, ...]] = {}
 
@@ -137,16 +108,15 @@ _WORLDS: dict[_CaseKey, tuple[str, ...]] = {}
 @lru_cache(maxsize=65536)
 def _heard(key: _CaseKey, reply: str, previous_user: str, code: str) -> Heard:
     """How one past reply was heard (the replay reads each reply once, not once per turn)."""
-    known, vocab = _KNOWN[key]
+    known = _KNOWN[key]
     world = _WORLDS.get(key, ())
-    return hear(read_reply(reply, code, (*world, previous_user)), known, (), vocab, previous_user)
+    return hear(read_reply(reply, code, (*world, previous_user)), known, (), previous_user)
 
 
 def fold_state(
     case: Case, history: Sequence[Message], delta_e: Sequence[float], code: str = "en"
 ) -> UserState:
     """Replay ``history`` (user and assistant messages) with each turn's ``delta_e``."""
-    vocab = case_vocabulary(case)
     rapport = START[case.empathy_threshold]
     patience = max_patience = PATIENCE[case.empathy_threshold]
     hurt = 0.0
@@ -157,7 +127,7 @@ def fold_state(
     released_by_now = {f.stage for f in case.facts if f.stage is None}
     known = tuple(f for f in case.facts if f.stage in released_by_now or f.stage is None)
     key = _case_key(case)
-    _KNOWN[key] = (known, vocab)
+    _KNOWN[key] = known
     if key not in _WORLDS:
         if len(_WORLDS) > 4096:
             _WORLDS.clear()
@@ -194,4 +164,4 @@ def fold_state(
     return UserState(rapport, hurt, patience, max_patience, last, unasked)
 
 
-__all__ = ["UserState", "case_vocabulary", "fold_state", "gain", "stage_rapport"]
+__all__ = ["UserState", "fold_state", "gain", "stage_rapport"]
