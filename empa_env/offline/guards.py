@@ -419,6 +419,19 @@ STORY_REPORT_RE = re.compile(
     r"suggesting|insisting)\b",
     re.IGNORECASE,
 )
+#: What others say or imply, and what the user searches for, said back to them: "the suggestion
+#: that it's in your head", "you searched every argument for your own fault". Blame and denial in
+#: such a frame describe the user's situation; they are not the writer's own. "As if" is not such
+#: a frame ("it's as if it's your own fault" blames), and contempt gets none of these readings.
+REPORTED_RE = re.compile(
+    r"\b(?:suggestion|idea|claim|implication|message|verdict|insinuation|assumption|notion|"
+    r"hint|accusation|story|line) that\b|\b(?:they|people|doctors?|everyone|someone|he|she|others)"
+    r" (?:\w+ )?(?:say|says|said|suggest|suggests|suggested|imply|implies|implied|tell you|told "
+    r"you|hint|hinted)\b|\bbeing told\b|\b(?:search|searched|searching|"
+    r"comb|combing|combed|look|looking|looked|hunt|hunting|check|checking|checked|scan|scanning|"
+    r"scanned|dig|digging|dug) (?:\w+ ){0,4}for\b",
+    re.IGNORECASE,
+)
 #: A report is endorsed when the writer sides with it ("... and they're right").
 ENDORSED_RE = re.compile(
     r"\b(?:and|but|which|honestly)?\s*(?:they're|they are|he's|she's|he is|she is|everyone's|"
@@ -434,7 +447,12 @@ REFUTED_RE = re.compile(
 )
 
 
-def _first_direct(patterns: Sequence[re.Pattern[str]], text: str) -> str | None:
+def _first_direct(
+    patterns: Sequence[re.Pattern[str]],
+    text: str,
+    reported: re.Pattern[str] | None = None,
+    users_own: bool = True,
+) -> str | None:
     """Like :func:`_first` (negatable), for contempt: the first phrase that is the writer's own
     contempt for the user. Not counted: a negated phrase ("you're not a burden"), the writer's
     self-talk ("I felt like such a loser"), the user's own feeling said back to them ("you feel
@@ -453,7 +471,11 @@ def _first_direct(patterns: Sequence[re.Pattern[str]], text: str) -> str | None:
             if _negated(norm, m.start()):
                 continue
             framed = clause + m.group(0)
-            said_back = USERS_OWN_RE.search(framed) or STORY_REPORT_RE.search(framed)
+            said_back = (
+                (users_own and USERS_OWN_RE.search(framed))
+                or STORY_REPORT_RE.search(framed)
+                or (reported is not None and reported.search(clause))
+            )
             if said_back and (refuted or not endorsed):
                 continue
             starts_with_you = m.group(0).lower().startswith("you")
@@ -1023,14 +1045,14 @@ class ReplyGuards:
             if "blame" not in done:
                 # "I don't think it's on you" is kind: blame honours negation, and "your landlord
                 # saying you should have known isn't fair" says someone else's blame back.
-                hit = _first_direct(f["blame"], s.text)
+                hit = _first_direct(f["blame"], s.text, REPORTED_RE)
                 if hit:
                     v.penalise("A", -2, s.text, f"blames the user ({hit!r})")
                     v.make_void("blames the user")
                     v.discredited.append(s.text)
                     done.add("blame")
             if "denial" not in done:
-                hit = _first(f["denial"], s.text)
+                hit = _first_direct(f["denial"], s.text, REPORTED_RE, users_own=False)
                 if hit:
                     v.penalise("C", -2, s.text, f"denies the user's reality ({hit!r})")
                     v.cap("C", 0, "denial")

@@ -55,7 +55,7 @@ def identify(text: str) -> tuple[str, float]:
 #: English words make no sentence: word salad.
 SALAD_FLUENCY = -1.4
 #: ... or this many content words in a row with no function word between them.
-SALAD_RUN = 6
+SALAD_RUN = 7
 
 
 #: Words of a sentence this unrelated in meaning (mean pairwise closeness of its content words)
@@ -63,6 +63,9 @@ SALAD_RUN = 6
 #: sentences: 5th percentile 0.06 and 0.33; strings of random words: 0.03 and 0.2).
 SALAD_COHERENCE = 0.05
 SALAD_FUNCTION_SHARE = 0.3
+#: ... counted only with this many content words ("That's shock piled on top of grief" has four,
+#: unrelated in the meaning table and with two function words: a sentence, not a salad).
+SALAD_MIN_CONTENT = 5
 
 
 def _salad(text: str, tokens: Sequence[Token]) -> bool:
@@ -79,7 +82,7 @@ def _salad(text: str, tokens: Sequence[Token]) -> bool:
     content = [t.text for t in tokens if t.text.isalpha() and not t.closed]
     M, _ = meanings().matrix(content)
     n = len(M)
-    if n < 4:
+    if n < SALAD_MIN_CONTENT:
         return False
     coherence = (float((M @ M.T).sum()) - n) / (n * (n - 1))
     function_share = sum(1 for t in tokens if t.closed) / len(tokens)
