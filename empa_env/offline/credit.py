@@ -42,7 +42,7 @@ from empa_env.reading.reply import ReplyReading, SentenceReading
 from empa_env.reading.tokens import Token, tokens_of, word_set
 
 #: The rules' version (part of the judge's identity).
-CREDIT_RULES = "credit-v1"
+CREDIT_RULES = "credit-v2"
 #: Summed generic credit a reply may earn (spread over the axes it earns on).
 GENERIC_TOTAL = 0.5
 #: A reference counts when its weight (closeness x salience) reaches this.

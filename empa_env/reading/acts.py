@@ -232,6 +232,11 @@ def question_kind(words: list[str]) -> str:
     return "yesno" if first in _AUX_OPEN else "open"
 
 
+#: Words that may follow a leave-taking formula and keep it one ("..., okay?", "..., my friend").
+_LEAVE_TAIL = word_set("okay ok alright then now please friend my dear love mate buddy honey hun "
+                       "tonight today too yeah bye goodbye")  # fmt: skip
+
+
 def _closing(words: list[str], tokens: tuple[Token, ...], question: bool) -> bool:
     """A closing: a leave-taking formula standing as a clause, the writer announcing they leave,
     or an arrangement to meet again ("Catch you tomorrow, okay?")."""
@@ -278,7 +283,14 @@ def _closing(words: list[str], tokens: tuple[Token, ...], question: bool) -> boo
     if _has(joined, ("take", "care")) and not _has(joined, ("take", "care", "of")) and n <= 10:
         return not third
     if _has(joined, ("take", "care", "of", "yourself")) and n <= 10:
-        return True
+        # a leave-taking when it ends the clause ("Take care of yourself, okay?"), advice when it
+        # goes on ("Take care of yourself first, before anyone else.")
+        at = next(i for i in range(n - 3) if words[i : i + 4] == ["take", "care", "of", "yourself"])
+        rest = [
+            t for t in tokens[at + 4 :]
+            if t.text not in _LEAVE_TAIL and not (t.capital and not t.english)  # a name
+        ]  # fmt: skip
+        return not rest
     for phrase in (("good", "night"), ("night", "night"), ("sleep", "well"), ("be", "well"),
                    ("stay", "safe"), ("stay", "well"), ("all", "the", "best"), ("have", "a", "good"),
                    ("log", "off"), ("log", "out"), ("logging", "out"), ("sign", "off"),

@@ -127,7 +127,7 @@ def test_P_as_used_meets_the_goal_and_A_credits_near_peoples_share(as_used_repor
 @needs_epitome
 @pytest.mark.xfail(
     strict=True,
-    reason="not met (issue 31): as used, AUROC A .72 and C .73 (goal .75); C credited on .60 of "
+    reason="not met (issue 31): as used, AUROC A .72 and C .73 (goal .75); C credited on .62 of "
     "the replies where people credit .48 (sharing a related experience, which EPITOME's raters "
     "credit as an interpretation, is read generously)",
 )

@@ -32,6 +32,7 @@ from empa_env.bounded_cache import lru_bytes
 from empa_env.cases.schema import Fact
 from empa_env.offline.guards import contempt_phrase, minimising_phrase
 from empa_env.offline.harm import contempt as contempt_in
+from empa_env.reading.acts import question_kind
 from empa_env.reading.lexicon import lexicon, meanings, parts_of_speech
 from empa_env.reading.reply import ReplyReading, SentenceReading
 from empa_env.reading.reply import read_reply as read_by_meaning
@@ -82,6 +83,9 @@ class Question:
     words: tuple[str, ...]
     names: tuple[str, ...]
     sentence: SentenceReading | None = None
+    #: The words of this question when its sentence asks two ("What's her name, and how long
+    #: have you known her?"); empty: the whole sentence.
+    tokens: tuple[Token, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -138,21 +142,53 @@ _GENERIC = word_set(
 
 
 def _content(tokens: Iterable[Token]) -> list[Token]:
+    """The words that say what a question or a fact is about (a possessive counts: "wife's")."""
     return [
         t for t in tokens
-        if t.text.isalpha() and not t.closed and len(t.text) > 1 and t.lemma not in _GENERIC
+        if _alpha(t.text) and not t.closed and len(t.text) > 1 and t.lemma not in _GENERIC
         and t.text not in _GENERIC
     ]  # fmt: skip
 
 
-def _question_kind(s: SentenceReading) -> str:
-    kind = s.acts.question_kind or "open"
-    words = set(s.words)
+def _alpha(word: str) -> bool:
+    return word.isalpha() or (word.endswith(("'s", "’s")) and word[:-2].isalpha())
+
+
+def _question_kind(s: SentenceReading, tokens: Sequence[Token] = ()) -> str:
+    if tokens:
+        kind = question_kind([t.text for t in tokens])
+        words = {t.text for t in tokens}
+    else:
+        kind = s.acts.question_kind or "open"
+        words = set(s.words)
     if kind in ("what", "open", "yesno") and words & _SAID_VERBS:
         return "said"
     if kind in ("what", "open", "yesno") and words & _TRIED_VERBS:
         return "tried"
+    if kind in ("what", "open") and words & {"name", "named", "called"}:
+        return "who"  # "What's your wife's name?" asks for a person
     return kind
+
+
+#: Words that open the second question of a sentence that asks two ("..., and how long ...").
+_SECOND_QUESTION = word_set(
+    "what what's who who's whom whose where where's when when's why how how's which did do does "
+    "is was are were have has had can could would will"
+)
+
+
+def _question_parts(s: SentenceReading) -> list[tuple[Token, ...]]:
+    """The questions of one sentence: split where ", and" or ", or" opens a second one with a
+    question word ("What's your wife's name, and how long have you had the shop?"); one part, the
+    whole sentence, otherwise (an either/or choice stays one question)."""
+    toks = s.tokens
+    for k in range(1, len(toks) - 2):
+        if toks[k].text not in ("and", "but") or toks[k + 1].text not in _SECOND_QUESTION:
+            continue
+        gap = s.text[toks[k - 1].end - s.start : toks[k].start - s.start]
+        if "," in gap or ";" in gap:
+            return [toks[:k], toks[k + 1 :]]
+    return [toks]
 
 
 def _read_weight(args: tuple, value: object) -> int:  # noqa: ANN001
@@ -199,12 +235,15 @@ def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
             if not asks or s.acts.question_kind in ("yesno", "open", None):
                 continue
         if asks:
-            questions.append(
-                Question(
-                    s.text, _question_kind(s), tuple(t.lemma for t in _content(s.tokens)),
-                    tuple(t.text for t in s.tokens[1:] if t.capital), s,
-                )
-            )  # fmt: skip
+            parts = _question_parts(s)
+            for part in parts:
+                own = part if len(parts) > 1 else ()
+                questions.append(
+                    Question(
+                        s.text, _question_kind(s, own), tuple(t.lemma for t in _content(part)),
+                        tuple(t.text for t in part[1:] if t.capital), s, own,
+                    )
+                )  # fmt: skip
         elif "self_disclosure" in acts and s.addressee == "self" and "apology" not in acts:
             own_story = True
         elif s.addressee == "user" and not summary:
@@ -320,7 +359,7 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
     score = 0.0
     named = 0
     sentence = question.sentence
-    tokens = _content(sentence.tokens) if sentence is not None else []
+    tokens = _content(question.tokens or (sentence.tokens if sentence is not None else ()))
     for t in tokens:
         best = 0.0
         if t.lemma in index.lemmas or t.text in index.names:
@@ -559,6 +598,8 @@ def _mistake_in(
             continue
         if any(lex.same_person_kind(rel, r) for r in shared.world.relations):
             continue
+        if rel in lex.relation_groups["partner"] and _PARTNERED & shared.world.vocabulary:
+            continue
         q = Question(s.text, "who", tuple(t.lemma for t in _content(s.tokens)), (), s)
         ranked = [(sc, i) for sc, i in best_facts(q, known) if sc >= ANSWER_BAR]
         if ranked:
@@ -642,8 +683,14 @@ def _value_in(material: Sequence[str], question: Question) -> str:
     return found
 
 
+#: Words that tell the user had a partner though no one is called one ("Widowed since Kemal died").
+_PARTNERED = word_set("widow widowed widower married marriage wedding divorce divorced divorcing "
+                      "separated engaged anniversary")  # fmt: skip
+
+
 def _lacking(question: Question, known: Sequence[Fact], hidden: Sequence[tuple[str, ...]],
-             world_relations: Iterable[str], world_names: Iterable[str]) -> str:  # fmt: skip
+             world_relations: Iterable[str], world_names: Iterable[str],
+             vocabulary: Iterable[str] = ()) -> str:  # fmt: skip
     """A person the question names that the story lacks: a relation no one in it has, or a name
     it never uses (and no fact names either)."""
     lex = lexicon()
@@ -668,6 +715,7 @@ def _lacking(question: Question, known: Sequence[Fact], hidden: Sequence[tuple[s
             rel and k and s.tokens[k - 1].text in ("your", "ur")
             and rel not in ("friend", "family", "doctor", "therapist")
             and not any(lex.same_person_kind(rel, r) for r in rels)
+            and not (rel in lex.relation_groups["partner"] and _PARTNERED & set(vocabulary))
         ):  # fmt: skip
             return t.text
         if (
@@ -799,7 +847,10 @@ def hear(
             if value:
                 values.append((q, value))
                 continue
-        lacking = _lacking(q, known, hidden, world_relations, world_names)
+        lacking = _lacking(
+            q, known, hidden, world_relations, world_names,
+            shared.world.vocabulary if shared is not None else (),
+        )  # fmt: skip
         if lacking:
             unknown.append((q, lacking))
         else:
