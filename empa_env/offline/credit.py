@@ -21,7 +21,11 @@ told fits any conversation: it is *generic*, and a reply's generic credit is sma
 conversation, by the first reply that earns it (a rotation of kind lines earns once).
 A slot filled with a word that is not what the user talked about (low salience), or that stands
 out of its grammatical place, is no reference (:mod:`empa_env.reading.world`); one reference alone
-in a stock frame is not a reflection (it earns as a generic line). A sentence that gets their
+in a stock frame is not a reflection (it earns as a generic line), and neither are several when
+the sentence has no word of its own beside them and names no feeling of theirs ("It makes sense
+that you feel this way, machine and queue"). A story of one's own is theirs only when it is near
+what they told (:data:`DISCLOSURE_CLOSENESS`): small talk about oneself ("I spilled coffee on my
+keyboard") is no shared experience. A sentence that gets their
 feeling, a person, a relation or an amount wrong costs C (:class:`Credit.misread`).
 
 Levels are graded (multiples of 0.05 between the rubric's integers, :func:`epm.rubric.increment`
@@ -42,11 +46,25 @@ from empa_env.reading.reply import ReplyReading, SentenceReading
 from empa_env.reading.tokens import Token, tokens_of, word_set
 
 #: The rules' version (part of the judge's identity).
-CREDIT_RULES = "credit-v2"
+CREDIT_RULES = "credit-v3"
 #: Summed generic credit a reply may earn (spread over the axes it earns on).
 GENERIC_TOTAL = 0.5
 #: A reference counts when its weight (closeness x salience) reaches this.
 REFERENCE_WEIGHT = 0.3
+#: A story of one's own is near what they told when its :attr:`~empa_env.reading.reply.
+#: SentenceReading.closeness` reaches DISCLOSURE_CLOSENESS; or its mean word vector reaches
+#: :data:`TOPIC_SIMILARITY` against their last message and it names a thing of theirs (a
+#: reference of DISCLOSURE_REFERENCE_WEIGHT, not a bare number: "great" for their sarcastic "very
+#: nice" is too weak) or the feeling family they named; or the mean word vector alone reaches
+#: DISCLOSURE_TOPIC. Otherwise the paraphrase score cannot ground it (relative to other people's
+#: messages, it reads a sentence about puzzles as far from this user as from anyone, so near 0).
+#: Chosen on the blind self-centred small talk ("I spilled coffee on my keyboard": none of its 44
+#: lines earns more than 0.4 in total after a long first message; the family scores 28.5-30.2 in
+#: episodes, from 39.6) against EPITOME dev's people's stories of their own (C AUROC .720 against
+#: .732 without the gate; the contrastive check .56-.62 against .60-.65).
+DISCLOSURE_CLOSENESS = 0.16
+DISCLOSURE_TOPIC = 0.5
+DISCLOSURE_REFERENCE_WEIGHT = 0.5
 #: A sentence whose own words (theirs left out) are this much closer to what the user just said
 #: than to other people's messages says some of it in other words (one reference; two from
 #: PARAPHRASE_STRONG; :attr:`~empa_env.reading.reply.SentenceReading.paraphrase`). Measured on
@@ -175,11 +193,37 @@ def echoes(s: SentenceReading, said: frozenset[str]) -> bool:
     return sum(t.lemma in said for t in content) >= ECHO_SHARE * len(content)
 
 
+def _says_its_own(s: SentenceReading, said: frozenset[str]) -> bool:
+    """Whether the sentence has a content word of its own: neither the user's (``said``) nor the
+    stock vocabulary of empathy ("sense", "hear", "feel")."""
+    if not said:
+        return True
+    vocabulary = lexicon().empathy_vocabulary
+    return any(
+        t.text.isalpha() and not t.closed and len(t.text) > 2
+        and t.lemma not in said and t.lemma not in vocabulary
+        for t in s.tokens
+    )  # fmt: skip
+
+
+def _on_topic(
+    s: SentenceReading, topic: np.ndarray | None, threshold: float = TOPIC_SIMILARITY
+) -> bool:
+    """Whether the sentence's words are close in meaning to the user's last message (the cosine
+    of their mean word vectors reaches ``threshold``)."""
+    c = _centroid(s.tokens) if topic is not None else None
+    return c is not None and float(c @ topic) >= threshold
+
+
 def sentence_credit(
-    s: SentenceReading, topic: np.ndarray | None, said: frozenset[str] = frozenset()
+    s: SentenceReading,
+    topic: np.ndarray | None,
+    said: frozenset[str] = frozenset(),
+    their_feelings: tuple[str, ...] = (),
 ) -> SentenceCredit:
     """What one sentence earns (see the module docstring); ``said``: lemmas of the user's last
-    messages (to tell an echo of their words from a reflection).
+    messages (to tell an echo of their words from a reflection); ``their_feelings``: the feeling
+    families the user named (a story of one's own that shares one is a shared experience).
 
     Each axis's level is ``2 x strength x grounding``: the strength is how clearly the sentence
     does that axis's act (the learned act head's probability, with the rules' reading of its
@@ -188,9 +232,22 @@ def sentence_credit(
     1; one alone or none: generic, at most :data:`GENERIC_TOTAL` and once a conversation)."""
     acts = s.acts.acts
     p = s.act_probs or {}
-    refs = [r for r in s.references if r.weight >= REFERENCE_WEIGHT]
-    # what it says of theirs in other words counts as references too
+    # one word of theirs is one reference, whatever number of their items it touches
+    refs = list({r.start: r for r in s.references if r.weight >= REFERENCE_WEIGHT}.values())
+    disclosing = "self_disclosure" in acts or p.get("self_disclosure", 0.0) >= 0.5
     paraphrase = int(s.paraphrase >= PARAPHRASE) + int(s.paraphrase >= PARAPHRASE_STRONG)
+    strong = [r for r in refs if r.kind != "amount" and r.weight >= DISCLOSURE_REFERENCE_WEIGHT]
+    shared = any(f in their_feelings for f in s.feelings)
+    near = (
+        s.closeness >= DISCLOSURE_CLOSENESS
+        or ((bool(strong) or shared) and _on_topic(s, topic))
+        or _on_topic(s, topic, DISCLOSURE_TOPIC)
+    )
+    if disclosing and s.addressee != "user" and not near:
+        # a story of one's own far from what they said (puzzles, the weather): theirs only when
+        # it names a thing of theirs outright and says it clearly in other words
+        refs = strong
+        paraphrase = int(bool(refs) and s.paraphrase >= PARAPHRASE_STRONG)
     n = len(refs) + paraphrase
     named = ", ".join([r.word for r in refs[:3]] + (["in other words"] if paraphrase else []))
     asks = ("question" in acts or "request" in acts) and "advice" not in acts
@@ -198,8 +255,12 @@ def sentence_credit(
     feelings_ok = bool(s.attributed) and not s.misreadings
     # one word of theirs in a stock frame is no reflection: it earns as a generic line does; a
     # story of one's own that tells of the same things in other words is shared experience
-    disclosing = "self_disclosure" in acts or p.get("self_disclosure", 0.0) >= 0.5
     grounding = 1.0 if n >= 2 or (n >= 1 and (feelings_ok or (disclosing and paraphrase))) else 0.0
+    if grounding and not paraphrase and not feelings_ok and not _says_its_own(s, said):
+        # their words set into a stock frame ("It makes sense that you feel this way, machine and
+        # queue"), however many: the sentence says nothing of its own about them (a feeling of
+        # theirs named back to them is something of its own: it reads what they told)
+        grounding = 0.0
     levels = dict.fromkeys("CAP", 0.0)
     reasons: dict[str, str] = {}
 
@@ -225,10 +286,8 @@ def sentence_credit(
                 deep = p.get("interpretation", 0.0) > p.get("reflection", 0.0)
                 give("C", reflection, f"{'interprets' if deep else 'says back'} what they "
                      f"told{where}", grounding)  # fmt: skip
-        elif disclosure >= 0.5 and topic is not None:
-            c = _centroid(s.tokens)
-            if c is not None and float(c @ topic) >= TOPIC_SIMILARITY:
-                give("C", disclosure, "shares an experience on the same theme", 0.35)
+        elif disclosure >= 0.5 and _on_topic(s, topic):
+            give("C", disclosure, "shares an experience on the same theme", 0.35)
     understanding = max(p.get("understanding_claim", 0.0), 0.6 if "understanding" in acts else 0.0)
     if understanding >= 0.5:
         give("C", understanding, "says they understand or have been there",
@@ -283,7 +342,7 @@ def reply_credit(
             )
         if any(s.text in d or d in s.text for d in discredited):
             continue
-        sc = sentence_credit(s, topic, reading.world.recent_lemmas)
+        sc = sentence_credit(s, topic, reading.world.recent_lemmas, reading.world.feelings)
         if sc.generic and previous_grounded and sc.levels["A"] and s.words[:1] in _DEICTIC:
             # "That's a heavy thing to carry." right after a sentence about what they told: the
             # feeling is named about it (the deictic points back), so it is not a stock line

@@ -73,6 +73,11 @@ class SentenceReading:
     #: says of theirs in other words. A stock frame with one of their words in it says nothing
     #: in other words.
     paraphrase: float = -1.0
+    #: How close in meaning the sentence's own words are to the user's last two messages, not
+    #: relative to anyone else's (cosine of the same vectors as :attr:`paraphrase`; -1 with nothing
+    #: of its own to compare): a sentence about puzzles is as far from this user as from anyone,
+    #: so its :attr:`paraphrase` is near 0 while its closeness stays low.
+    closeness: float = -1.0
     #: How likely each act is, by the learned act head (:mod:`empa_env.reading.act_head`; empty
     #: for a sentence the user cannot read).
     act_probs: dict[str, float] = field(default_factory=dict, compare=False)
@@ -216,7 +221,7 @@ def _opposed(fam: str, named: Sequence[str]) -> bool:
     return (fam in _POSITIVE) != all(n in _POSITIVE for n in named) if named else False
 
 
-def _near_family(fam: str, named: Sequence[str]) -> bool:
+def near_family(fam: str, named: Sequence[str]) -> bool:
     """Families that a listener may fairly read into each other (hurt under anger, fear under
     overwhelm, ...): a reflection that names one of them is not a misreading."""
     close = {
@@ -232,8 +237,9 @@ def _near_family(fam: str, named: Sequence[str]) -> bool:
     return any(frozenset({fam, n}) in close for n in named)
 
 
-def paraphrase_of(tokens: Sequence[Token], world: UserWorld) -> float:
-    """:attr:`SentenceReading.paraphrase` of a sentence's words against the user's world."""
+def paraphrase_of(tokens: Sequence[Token], world: UserWorld) -> tuple[float, float]:
+    """:attr:`SentenceReading.paraphrase` and :attr:`SentenceReading.closeness` of a sentence's
+    words against the user's world."""
     lex = lexicon()
     said = world.recent_lemmas
     own = [
@@ -243,13 +249,14 @@ def paraphrase_of(tokens: Sequence[Token], world: UserWorld) -> float:
     ]  # fmt: skip
     # a word or two of a stock opener ("let me make sure I follow") is no paraphrase
     if len(own) < 2 or world.recent_vector is None:
-        return NO_PARAPHRASE
+        return NO_PARAPHRASE, NO_PARAPHRASE
     from empa_env.offline.semantic.encoder import shared_encoder
 
     v = shared_encoder("static").encode([" ".join(own)])[0]
     pool = _pool()
     baseline = float(np.sort(pool @ v)[-10:].mean()) if len(pool) else 0.0
-    return float(v @ world.recent_vector) - baseline
+    closeness = float(v @ world.recent_vector)
+    return closeness - baseline, closeness
 
 
 @cache
@@ -311,6 +318,7 @@ def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
         lang = sentence_language(cut.text, cut.tokens, code, world.vocabulary)
     probs = core.act_probs if core.act_probs or lang != code else _act_probs(cut)
     ok = lang == code
+    paraphrase, closeness = paraphrase_of(cut.tokens, world) if ok else (NO_PARAPHRASE,) * 2
     return SentenceReading(
         text=cut.text,
         start=cut.start,
@@ -325,7 +333,8 @@ def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
         if ok
         else (),
         amounts=core.amounts,
-        paraphrase=paraphrase_of(cut.tokens, world) if ok else NO_PARAPHRASE,
+        paraphrase=paraphrase,
+        closeness=closeness,
         act_probs=probs if ok else {},
         _foreign=lang not in (code, UNREADABLE),
     )
@@ -351,4 +360,4 @@ def read_reply(
     return _read(reply, tuple(user_texts), code, window)
 
 
-__all__ = ["Misreading", "ReplyReading", "SentenceReading", "read_reply"]
+__all__ = ["Misreading", "ReplyReading", "SentenceReading", "near_family", "read_reply"]

@@ -63,6 +63,24 @@ def test_one_word_of_theirs_in_a_stock_frame_is_not_grounding(judge):
         assert total(j) <= 0.5, (reply, j.prog, j.reasoning)
 
 
+def test_small_talk_about_oneself_is_not_a_shared_experience(judge):
+    """The blind self-centred lines (a helper wrote them without the code: "I spilled coffee on
+    my keyboard") earn at most the small generic credit; a story of one's own about the same
+    things, said in other words, is shared experience (C)."""
+    lines = [r["reply"] for r in _jsonl("content_blind.jsonl") if r["family"] == "self_centred"]
+    assert len(lines) >= 40
+    for reply in lines:
+        j = rate(judge, USER, reply)
+        assert total(j) <= 0.5, (reply, j.prog, j.reasoning)
+    for reply in (
+        "I once got locked out of my own account right before rent was due, and I felt so small "
+        "at that counter.",
+        "When my card got swallowed at a machine last year, I walked out red-faced too.",
+    ):
+        j = rate(judge, USER, reply)
+        assert j.prog["C"] >= 1.5, (reply, j.prog, j.reasoning)
+
+
 def test_grounding_is_not_borrowed_from_another_sentence(judge):
     """A grounded sentence beside a stock question does not lift the question's P."""
     grounded = "Locked out of the app three days before the rent, right after that sigh."
@@ -224,6 +242,31 @@ def test_the_judge_oracle_search_stays_below_attuned_and_never_succeeds(ten_case
     distilled = play_policy(env, distilled_rotation(search.picks), cases)
     assert found.epm_index < honest.epm_index and found.success == 0, (found, honest)
     assert distilled.epm_index < baseline.epm_index, (distilled, baseline)
+
+
+@pytest.mark.slow
+def test_every_blind_content_blind_family_stays_below_the_advice_giver(ten_cases):
+    """Each family of replies that attend to nobody, written blind (``content_blind.jsonl``,
+    held-out forms), played as a rotation, scores below an honest advice-giver."""
+    from baselines.policies.scripted import scripted_policy
+    from empa_env.testing.adversary import distilled_rotation, play_policy, rotation
+
+    env, cases = ten_cases
+    advice = scripted_policy("advice_giver")
+    baseline = play_policy(env, lambda _e, m: advice.reply(m), cases).epm_index
+    held = collections.defaultdict(list)
+    for r in _jsonl("content_blind.jsonl"):
+        if r["split"] == "heldout":
+            held[r["family"]].append(r["reply"])
+    scores = {}
+    for family, lines in held.items():
+        choose = (
+            distilled_rotation(collections.Counter(dict.fromkeys(lines, 1)), top=40)
+            if family == "frame"
+            else rotation(lines)
+        )
+        scores[family] = play_policy(env, choose, cases).epm_index
+    assert max(scores.values()) < baseline, (scores, baseline)
 
 
 def test_describe_pins_every_learned_asset(judge):
