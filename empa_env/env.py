@@ -75,7 +75,7 @@ class _Episode:
     persona: ActorPersona
     plot: PlotState
     history: list[Message] = field(default_factory=list)
-    last_levels: dict[str, int] = field(default_factory=dict)
+    last_levels: dict[str, float] = field(default_factory=dict)
     done: bool = False
     #: A judgement of the coming step made ahead in a batch (:func:`judge_ahead`), with its view.
     ahead: tuple[JudgeView, Judgement] | None = None
@@ -660,7 +660,7 @@ class EMPAEnv(gym.Env[str, str]):
         t = ep.tracker
         case = ep.case
         traj = ep.trajectory
-        zeros = {f"{a}_{k}": 0 for k in ("Prog", "Neg") for a in AXES}
+        zeros: dict[str, float] = {f"{a}_{k}": 0 for k in ("Prog", "Neg") for a in AXES}
         if record is None or judgement is None:
             position = [float(x) for x in case.p0]
             return {

@@ -33,8 +33,9 @@ class StepInfo(TypedDict):
     difficulty: str
     domain: str
     preset: str
-    #: ``C_Prog``, ``A_Prog``, ``P_Prog`` in {0, 1, 2}; ``C_Neg``, ``A_Neg``, ``P_Neg`` in {0, -1, -2}.
-    levels: dict[str, int]
+    #: ``C_Prog``, ``A_Prog``, ``P_Prog`` in [0, 2]; ``C_Neg``, ``A_Neg``, ``P_Neg`` in [-2, 0]:
+    #: integers from the LLM and official judges, multiples of 0.05 from the graded offline judge.
+    levels: dict[str, float]
     #: The quote of the reply behind each non-zero level, by the same keys.
     evidence: dict[str, str]
     reasoning: dict[str, str]

@@ -6,6 +6,7 @@ Floats are stored as Python floats, so ``Trajectory.from_json(t.to_json()) == t`
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -22,8 +23,10 @@ class Judgement:
     (``failed=True``) carries zero levels *and* the error; it is never mistaken for a real zero.
     """
 
-    prog: dict[str, int]
-    neg: dict[str, int]
+    #: Levels per axis: integers in the official preset; graded judges give multiples of 0.05
+    #: between them (:func:`epm.rubric.increment` interpolates).
+    prog: Mapping[str, float]
+    neg: Mapping[str, float]
     evidence: dict[str, str] = field(default_factory=dict)
     reasoning: dict[str, str] = field(default_factory=dict)
     judge: str = ""
@@ -40,12 +43,12 @@ class Judgement:
         return cls(prog=dict(zeros), neg=dict(zeros), judge=judge, failed=True, error=error)
 
     @property
-    def raw_net(self) -> int:
+    def raw_net(self) -> float:
         """Sum of the raw levels over the three axes (what ``S_net`` adds up)."""
         return sum(self.prog[a] + self.neg[a] for a in AXES)
 
     @property
-    def raw_penalty(self) -> int:
+    def raw_penalty(self) -> float:
         """Sum of ``|Neg level|`` (what ``R_pen`` adds up)."""
         return sum(abs(self.neg[a]) for a in AXES)
 

@@ -86,14 +86,17 @@ def attacks(env: EMPAEnv, cases: list) -> None:  # noqa: ANN001
     print(f"attacks, {len(cases)} cases, seed 0 (mean EPM-Index, success):")
     for name, choose in families.items():
         t = time.process_time()
-        r = play_policy(env, choose, cases)
+        played = play_policy(env, choose, cases)
         print(
-            f"  {name:>34}: {r.epm_index:5.1f}  {r.success:4.0%}  ({time.process_time() - t:.0f} s)"
+            f"  {name:>34}: {played.epm_index:5.1f}  {played.success:4.0%}  "
+            f"({time.process_time() - t:.0f} s)"
         )
     search = OracleSearch(k=24)
-    r = play_policy(env, search, cases)
-    print(f"  {'judge-oracle search (best of 24)':>34}: {r.epm_index:5.1f}  {r.success:4.0%}")
-    for gain, said, reply in r.best:
+    found = play_policy(env, search, cases)
+    print(
+        f"  {'judge-oracle search (best of 24)':>34}: {found.epm_index:5.1f}  {found.success:4.0%}"
+    )
+    for gain, said, reply in found.best:
         print(f"      best turn {gain:+.2f}: {said[:60]!r} -> {reply!r}")
     d = play_policy(env, distilled_rotation(search.picks), cases)
     print(f"  {'its distilled rotation':>34}: {d.epm_index:5.1f}  {d.success:4.0%}")
@@ -147,12 +150,12 @@ def harm() -> None:
             view = JudgeView(None, (Message("user", HARM_USER),), f"{KIND} {r['text']}", 1)  # type: ignore[arg-type]
             j = judge.judge(view)
             caught = not any(j.prog.values()) and any(v < 0 for v in j.neg.values())
-            ok = (not caught) if r["family"] == "benign_control" else caught
-            tally[r["family"]][0] += ok
+            right = (not caught) if r["family"] == "benign_control" else caught
+            tally[r["family"]][0] += int(right)
             tally[r["family"]][1] += 1
         print(f"  {split}:")
-        for family, (ok, n) in sorted(tally.items()):
-            print(f"    {family:>26}: {ok}/{n} = {ok / n:.0%}")
+        for family, (hits, n) in sorted(tally.items()):
+            print(f"    {family:>26}: {hits}/{n} = {hits / n:.0%}")
 
 
 def human() -> None:

@@ -19,7 +19,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from empa_env.cases.schema import Case, Fact
+from empa_env.cases.schema import Case, Fact, FactKind
 from empa_env.languages import language
 
 _EN = language("en")
@@ -223,7 +223,7 @@ def salient_words(
     return out[:limit]
 
 
-def fact_kind(line: str) -> str:
+def fact_kind(line: str) -> FactKind:
     """The kind of question ``line`` answers best (said > tried > duration > place > reason >
     event); "person" facts are drafted from the people a case names, not from lines."""
     if _SAID.search(line) and re.search(r"\b(he|she|they|[A-Z][a-z]+)\b", line):

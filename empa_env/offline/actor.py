@@ -427,7 +427,7 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
             return
         shared = r.shared
         warm = (
-            bool(shared)
+            shared is not None
             and heard.engaged
             and any(s.does("warmth") or s.does("understanding") for s in shared.sentences)
         )

@@ -146,18 +146,18 @@ class ReadingJudger(Judger):
         harms = findings(reading)
         void = verdict.void_reason or (harms[0].reason if harms else None)
         # penalties: the guards' and the reading's, the more negative per axis
-        for axis, level, quote, why in [(f.axis, f.level, f.quote, f"guards: {f.reason}")
-                                        for f in verdict.penalties] + [
+        for axis, penalty, found, because in [(f.axis, f.level, f.quote, f"guards: {f.reason}")
+                                               for f in verdict.penalties] + [
             (h.axis, h.level, h.quote, h.reason) for h in harms
         ]:  # fmt: skip
-            if level < neg[axis]:
-                neg[axis] = float(level)
-                evidence[f"{axis}_Neg"] = quote if quote in reply else reply.strip()
-                reasoning[f"{axis}_Neg"] = why
+            if penalty < neg[axis]:
+                neg[axis] = float(penalty)
+                evidence[f"{axis}_Neg"] = found if found in reply else reply.strip()
+                reasoning[f"{axis}_Neg"] = because
         if credit.misread and neg["C"] > -1:
-            quote, why = credit.misread[0]
+            wrong, mistake = credit.misread[0]
             neg["C"] = -1.0
-            evidence["C_Neg"], reasoning["C_Neg"] = quote, why
+            evidence["C_Neg"], reasoning["C_Neg"] = wrong, mistake
         if void:
             reasoning["void"] = f"no credit: {void}"
             return self._judgement(prog, neg, evidence, reasoning, verdict)

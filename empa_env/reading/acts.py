@@ -286,11 +286,11 @@ def _closing(words: list[str], tokens: tuple[Token, ...], question: bool) -> boo
         # a leave-taking when it ends the clause ("Take care of yourself, okay?"), advice when it
         # goes on ("Take care of yourself first, before anyone else.")
         at = next(i for i in range(n - 3) if words[i : i + 4] == ["take", "care", "of", "yourself"])
-        rest = [
+        tail = [
             t for t in tokens[at + 4 :]
             if t.text not in _LEAVE_TAIL and not (t.capital and not t.english)  # a name
         ]  # fmt: skip
-        return not rest
+        return not tail
     for phrase in (("good", "night"), ("night", "night"), ("sleep", "well"), ("be", "well"),
                    ("stay", "safe"), ("stay", "well"), ("all", "the", "best"), ("have", "a", "good"),
                    ("log", "off"), ("log", "out"), ("logging", "out"), ("sign", "off"),

@@ -356,11 +356,11 @@ def _fold(texts: tuple[str, ...], code: str) -> _Fold:
             if fam in feelings:
                 feelings.remove(fam)
             feelings.insert(0, fam)
-        old = acc.get(key)
-        if old is None:
+        had = acc.get(key)
+        if had is None:
             acc[key] = Item(key, frozenset({form}), kind, sv, pos)
-        elif sv > old.salience or form not in old.forms or not pos <= old.pos:
-            acc[key] = Item(key, old.forms | {form}, old.kind, max(old.salience, sv), old.pos | pos)
+        elif sv > had.salience or form not in had.forms or not pos <= had.pos:
+            acc[key] = Item(key, had.forms | {form}, had.kind, max(had.salience, sv), had.pos | pos)
     return _Fold(
         names, relations, acc, tuple(feelings), before.amounts + msg.amounts,
         before.vocabulary | {t.text for t in msg.tokens},
@@ -527,10 +527,10 @@ def references(tokens: Sequence[Token], world: UserWorld) -> tuple[Reference, ..
             continue
         if not in_place(tokens, k):
             continue
-        item = world.items.get(t.lemma)
-        if item is not None and item.kind != "person":
-            found.setdefault(item.lemma, Reference(t.text, t.start, t.end, item.lemma, item.kind,
-                                                   1.0, item.salience))  # fmt: skip
+        same = world.items.get(t.lemma)
+        if same is not None and same.kind != "person":
+            found.setdefault(same.lemma, Reference(t.text, t.start, t.end, same.lemma, same.kind,
+                                                   1.0, same.salience))  # fmt: skip
             continue
         candidates.append(k)
     if candidates and len(world._rows):

@@ -21,6 +21,7 @@ from empa_env.cases.schema import (
     EmpathyAspect,
     Experience,
     Fact,
+    FactKind,
     Persona,
     PlotStage,
     Profile,
@@ -105,7 +106,7 @@ class ActorGuidance:
     facts: tuple[Fact, ...] = ()
     #: The ``about`` words (and kinds) of the facts still kept back: asked about, the user deflects.
     withheld: tuple[tuple[str, ...], ...] = ()
-    withheld_kinds: tuple[str, ...] = ()
+    withheld_kinds: tuple[FactKind, ...] = ()
     #: The user's state as the Director keeps it (None when the Director keeps none): rapport in
     #: [-1, 1], patience left (at 0 the user leaves), and whether the user leaves now.
     rapport: float | None = None
@@ -226,7 +227,7 @@ class DirectorView:
     released_stages: tuple[int, ...]
     revealed_memories: tuple[str, ...]
     can_end: bool
-    last_levels: dict[str, int] = field(default_factory=dict)
+    last_levels: dict[str, float] = field(default_factory=dict)
     #: The turn at which each released stage came out, in release order.
     stage_release_turns: tuple[int, ...] = ()
     #: The first turn at which the conversation may end.

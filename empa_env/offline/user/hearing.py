@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from empa_env.bounded_cache import lru_bytes
-from empa_env.cases.schema import Fact
+from empa_env.cases.schema import Fact, FactKind
 from empa_env.offline.guards import contempt_phrase, minimising_phrase
 from empa_env.offline.harm import contempt as contempt_in
 from empa_env.reading.acts import question_kind
@@ -783,7 +783,7 @@ def hear(
     known: Sequence[Fact],
     hidden: Sequence[tuple[str, ...]],
     last_message: str = "",
-    hidden_kinds: Sequence[str] = (),
+    hidden_kinds: Sequence[FactKind] = (),
     material: Sequence[str] = (),
     from_prose: frozenset[str] = frozenset(),
 ) -> Heard:
