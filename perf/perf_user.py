@@ -430,9 +430,12 @@ _NUMBER_WORDS = {
     "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
     "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
 }  # fmt: skip
+#: A reaction that shows the user did not understand (a reader would say so of each: "That
+#: doesn't make any sense to me", "Sorry, I can't read Spanish").
 CONFUSED = re.compile(
     r"understand|what\?|sorry\?|pardon|english|don't follow|do not follow|not sure what|"
-    r"makes no sense|didn't get|lost me|\bhuh\b|what do you mean|confus"
+    r"makes no sense|didn't get|lost me|\bhuh\b|what do you mean|confus|make (?:any )?sense|"
+    r"can(?:'|no)t read|no sense"
 )
 THANKS = re.compile(r"\b(?:thank|thanks|thx|appreciate)", re.IGNORECASE)
 ANSWER_FIRST = re.compile(

@@ -279,6 +279,14 @@ def test_how_long_is_answered_from_the_users_own_prose(env):
     assert "five weeks" in obs.lower()
 
 
+def test_how_long_asked_by_a_name_that_is_an_english_word_is_answered_with_the_span(env):
+    """ "Biscuit" is a word and, in "my mare Biscuit", a name: the question points at the lines
+    that name her, and of those at the one that says a span (an age, "a two-year-old", is not)."""
+    started(env, "empa30-014")
+    obs, *_ = answer(env, "How long did you have Biscuit?")
+    assert "twenty-four years" in obs.lower(), obs
+
+
 def test_a_wrong_number_and_a_misattributed_deed_are_corrected(env):
     """Every word true, the relation between them wrong: the user sets it right with the fact."""
     case = SUITE["empa30-001"]

@@ -302,6 +302,12 @@ class FactIndex:
     related: frozenset[str] = frozenset()
     #: What the fact is about first (``about[0]``: the person of a person fact).
     subject: str = ""
+    #: Words its line capitalises mid-sentence (:func:`_capitalised_within`): a question that
+    #: names one points at this line, whether it names a person, an animal, a place or a day.
+    proper: frozenset[str] = frozenset()
+    #: Whether the line says a span of time ("twenty-four years"; an age, "a two-year-old", is
+    #: not one).
+    span: bool = False
 
     @property
     def mentions_person(self) -> bool:
@@ -317,6 +323,29 @@ def related_lemmas(fact_lemmas: frozenset[str], prose: Sequence[str]) -> frozens
             if len(lem & fact_lemmas) >= 2:
                 out |= lem
     return frozenset(out - fact_lemmas)
+
+
+def _age(text: str, amount: str) -> bool:
+    """Whether ``amount`` stands in ``text`` as an age ("a two-year-old grey"), not a span."""
+    at = text.find(amount)
+    return at >= 0 and text[at + len(amount) :].lstrip(" -").lower().startswith("old")
+
+
+def _capitalised_within(answer: str) -> frozenset[str]:
+    """Words a case's own line capitalises mid-sentence ("my mare Biscuit", "on Saturday"): in
+    authored text, names (of people, animals, places, days) even when they are English words."""
+    lex = lexicon()
+    return frozenset(
+        t.text
+        for cut in sentences_of(answer)
+        for k, t in enumerate(cut.tokens)
+        if k
+        and t.capital
+        and t.text.isalpha()
+        and not t.closed
+        and not lex.relation(t.text)
+        and not cut.text[t.start - cut.start : t.end - cut.start].isupper()  # "PIN", "ATM"
+    )
 
 
 @lru_cache(maxsize=8192)
@@ -337,13 +366,14 @@ def fact_index(about: tuple[str, ...], answer: str = "", prose: tuple[str, ...] 
         from empa_env.offline.semantic.encoder import shared_encoder
 
         vector = shared_encoder("static").encode([answer])[0]
-    amounts = tuple(
-        (a.value, a.unit, a.text, a.noun) for a in amounts_in(toks, f"{answer} {' '.join(about)}")
-    )
+    full = f"{answer} {' '.join(about)}"
+    amounts = tuple((a.value, a.unit, a.text, a.noun) for a in amounts_in(toks, full))
+    span = any(a[1] in _DAYS and not _age(full, a[2]) for a in amounts)
     related = related_lemmas(lemmas, prose) if prose else frozenset()
     return FactIndex(
-        lemmas, names, relations, amounts, M, vector, related, about[0] if about else ""
-    )
+        lemmas, names, relations, amounts, M, vector, related, about[0] if about else "",
+        _capitalised_within(answer), span,
+    )  # fmt: skip
 
 
 def _known_word(word: str) -> bool:
@@ -379,7 +409,7 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
             named += 1
             score += best
     for w in question.names:
-        if w in index.names:
+        if w in index.names or w in index.proper:
             score += 0.5  # a name is the strongest pointer there is
     if sentence is not None:
         for a in sentence.amounts:
@@ -388,6 +418,8 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
     if not named and score == 0:
         return 0.0
     fits = ANSWERS.get(question.kind, ())
+    if question.kind == "duration" and index.span:
+        score += 0.3  # "How long ...?": the line that says a span ("twenty-four years")
     if fits and kind == fits[0]:
         score += 0.6
     elif kind in fits:

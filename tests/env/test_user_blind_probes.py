@@ -1,0 +1,45 @@
+"""The simulated user on probes written blind (issue 32): a session that never read the code wrote
+them from the cases' story text (``data/blind/user_probes.jsonl``); the tests read the ``dev``
+split, ``perf/perf_user.py`` prints both. Each probe is played once from the state three attuned
+turns into its case, as the environment runs the user."""
+
+from __future__ import annotations
+
+import pytest
+
+from empa_env.env import EMPAEnv
+from perf.perf_user import blind_probes
+
+
+@pytest.fixture(scope="module")
+def dev() -> dict[str, float]:
+    met = blind_probes(EMPAEnv("empa30-v1"), "dev")
+    return {kind: ok / n for kind, (ok, n) in met.items()}
+
+
+@pytest.mark.slow
+def test_closings_in_any_wording_end_the_episode_and_mentions_of_goodbye_do_not(dev):
+    assert dev["closing"] >= 0.9 and dev["not_closing"] == 1.0, dev
+
+
+@pytest.mark.slow
+def test_replies_the_user_cannot_read_are_met_with_confusion(dev):
+    """Other languages, gibberish and word salad: the user says it does not follow."""
+    assert dev["unreadable"] >= 0.8, dev
+
+
+@pytest.mark.slow
+def test_questions_and_mistakes_hold_their_measured_level(dev):
+    """Measured: questions answered .51, mistakes corrected .64 (dev); a floor against regression,
+    the goal is below."""
+    assert dev["question"] >= 0.45 and dev["mistake"] >= 0.58, dev
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(
+    strict=True,
+    reason="not met (issue 32): questions answered .51 and mistakes corrected .64 on the dev "
+    "probes (.49 and .56 held out); goal .70 each",
+)
+def test_questions_and_mistakes_meet_the_goal(dev):
+    assert dev["question"] >= 0.7 and dev["mistake"] >= 0.7, dev
