@@ -155,7 +155,7 @@ def _thing(word: str, persona: ActorPersona) -> str:
     """How the user names ``word`` in a sentence: "my dad", "Diane", "the dog"."""
     voice = persona.voice
     names = _names_in((*voice.details, *voice.openings, persona.experience.current_situation))
-    if word in names:
+    if word.lower() in names or word[:1].isupper():
         return word.capitalize()
     if word in RELATIONS:
         return "my " + word
@@ -488,6 +488,8 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
             )
         if mistake.truth:
             pool = t["correct_feeling"] if mistake.kind == "feeling" else t["correct_value"]
+            if mistake.kind == "relation":
+                word = _thing(word, persona)  # "No, not my daughter. My granddaughter."
             return speech.pick(pool, {**slots, "word": word, "truth": mistake.truth})
         return speech.pick(t["correct_person_hidden"], {**slots, "thing": _thing(word, persona)})
 

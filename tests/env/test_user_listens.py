@@ -287,6 +287,14 @@ def test_how_long_asked_by_a_name_that_is_an_english_word_is_answered_with_the_s
     assert "twenty-four years" in obs.lower(), obs
 
 
+def test_a_deed_given_to_the_wrong_relation_is_corrected_with_the_true_one(env):
+    """The granddaughter set up the tablet; "your daughter" is a wrong tie, corrected as such
+    (not as a person the reply never named)."""
+    started(env, "empa30-005")
+    obs, *_ = answer(env, "Your daughter set up the tablet for you, didn't she?")
+    assert "granddaughter" in obs.lower() and "hiroshi" not in obs.lower(), obs
+
+
 def test_a_wrong_number_and_a_misattributed_deed_are_corrected(env):
     """Every word true, the relation between them wrong: the user sets it right with the fact."""
     case = SUITE["empa30-001"]

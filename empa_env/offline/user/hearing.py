@@ -561,6 +561,7 @@ def _doer_slip(
     for k, t in enumerate(toks[:-1]):
         who = t.text if t.text in people else None
         rel = lex.relation(t.text)
+        by_relation = who is None
         if who is None and rel and k and toks[k - 1].text in ("your", "ur"):
             who = next(
                 (n for n, (r, _) in people.items() if r and lex.same_person_kind(r, rel)), None
@@ -592,6 +593,11 @@ def _doer_slip(
             idx = fact_index(f.about, f.answer)
             present = set(idx.names) | {n for n, (r, _) in people.items() if r in idx.relations}
             if who not in present:
+                if by_relation:
+                    # "your daughter set it up" where the granddaughter did: the tie is wrong,
+                    # said back as the reply said it
+                    truth = next((x.text for x in tokens_of(f.answer) if lex.relation(x.text)), "")
+                    return Mistake("relation", t.text, f"my {truth}" if truth else "", f)
                 return Mistake("person", who.capitalize(), "", f)
     return None
 
