@@ -119,6 +119,10 @@ _QUESTION_KINDS = {
 }  # fmt: skip
 
 
+#: Nouns after "which"/"what" that ask for a person ("which member of your family").
+_PERSON_HEADS = word_set("person people member members guy woman man girl boy friend friends")
+
+
 def _has(words: list[str] | str, phrase: tuple[str, ...]) -> bool:
     """Whether the words contain the phrase (``words`` as a list, or joined by
     :func:`_joined`, which callers that test many phrases build once)."""
@@ -225,8 +229,16 @@ def question_kind(words: list[str]) -> str:
             return "how"
         if w in _QUESTION_KINDS:
             kind = _QUESTION_KINDS[w]
-            if kind == "what" and i + 1 < len(words) and words[i + 1] in lex.time_units:
-                return "when"
+            if w in ("what", "which"):
+                # the noun it asks about says what it asks for: "which day" asks when, "which
+                # member of your family" / "what friend" who
+                head = words[i + 1 : i + 4]
+                if head[:1] and head[0] in lex.time_units:
+                    return "when"
+                if head[:1] and (head[0] in _PERSON_HEADS or lex.relation(head[0])):
+                    return "who"
+                if head[:2] and head[0] == "one" and any(lex.relation(x) for x in head[1:]):
+                    return "who"
             return kind
     _, first = _first_word(words)
     return "yesno" if first in _AUX_OPEN else "open"

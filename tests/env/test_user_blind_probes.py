@@ -30,7 +30,7 @@ def test_replies_the_user_cannot_read_are_met_with_confusion(dev):
 
 @pytest.mark.slow
 def test_questions_and_mistakes_hold_their_measured_level(dev):
-    """Measured: questions answered .51, mistakes corrected .67 (dev); a floor against regression,
+    """Measured: questions answered .53, mistakes corrected .67 (dev); a floor against regression,
     the goal is below."""
     assert dev["question"] >= 0.45 and dev["mistake"] >= 0.58, dev
 
@@ -38,7 +38,7 @@ def test_questions_and_mistakes_hold_their_measured_level(dev):
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="not met (issue 32): questions answered .51 and mistakes corrected .67 on the dev "
+    reason="not met (issue 32): questions answered .53 and mistakes corrected .67 on the dev "
     "probes (.51 and .56 held out); goal .70 each",
 )
 def test_questions_and_mistakes_meet_the_goal(dev):
