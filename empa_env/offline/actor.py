@@ -602,10 +602,27 @@ def answer_part(question, answer: str, speech: Speech) -> str:  # noqa: ANN001
         clauses = [c.strip() for c in re.split(r"[;:]|, (?:and|but) |, ", best) if c.strip()]
         if clauses:
             clause = max(clauses, key=overlap)
-            if overlap(clause):
+            # who was asked: a clause that lost its person ("plays guitar and asked me", cut from
+            # "Rui, seventeen, plays guitar and asked me") does not answer it
+            lost_who = question.kind == "who" and _names_person(best) and not _names_person(clause)
+            if overlap(clause) and not lost_who:
                 best = clause[0].upper() + clause[1:]
     best = best.rstrip(" ,;")
     return best if best.endswith((".", "!", "?")) else best + "."
+
+
+def _names_person(text: str) -> bool:
+    """Whether ``text`` names a person: a relation word or a name (capitalised mid-sentence, or a
+    capitalised word that is not English)."""
+    from empa_env.reading.lexicon import lexicon
+    from empa_env.reading.tokens import tokens_of
+
+    lex = lexicon()
+    toks = tokens_of(text)
+    return any(
+        lex.relation(t.text) or (t.capital and not t.closed and (k or not t.english))
+        for k, t in enumerate(toks)
+    )
 
 
 def known_facts(persona: ActorPersona, guidance: ActorGuidance) -> tuple[Fact, ...]:

@@ -119,6 +119,17 @@ _QUESTION_KINDS = {
 }  # fmt: skip
 
 
+#: Open alternatives after "or" and the question each stands for.
+_OPEN_ALTERNATIVES = (
+    (("someone",), "who"), (("somebody",), "who"), (("anyone",), "who"), (("anybody",), "who"),
+    (("who",), "who"), (("somewhere",), "where"), (("some", "other", "place"), "where"),
+    (("another", "place"), "where"), (("elsewhere",), "where"), (("where",), "where"),
+    (("some", "other", "way"), "how"), (("another", "way"), "how"), (("how",), "how"),
+    (("later",), "when"), (("sooner",), "when"), (("earlier",), "when"),
+    (("some", "other", "date"), "when"), (("some", "other", "time"), "when"),
+    (("another", "time"), "when"), (("before", "that"), "when"), (("after", "that"), "when"),
+    (("when",), "when"),
+)  # fmt: skip
 #: Nouns after "which"/"what" that ask for a person ("which member of your family").
 _PERSON_HEADS = word_set("person people member members guy woman man girl boy friend friends")
 
@@ -217,6 +228,12 @@ def question_kind(words: list[str]) -> str:
     """What a question asks for (see the module docstring)."""
     lex = lexicon()
     if "or" in words and not _has(words, ("or", "not")) and not _has(words, ("or", "something")):
+        # an open alternative asks the question it stands for: "Was it your son, or someone
+        # else?" asks who, "... or somewhere else?" where, "... or later?" when
+        after = words[words.index("or") + 1 : words.index("or") + 5]
+        for opener, kind in _OPEN_ALTERNATIVES:
+            if after[: len(opener)] == list(opener):
+                return kind
         return "choice"
     for i, said in enumerate(words):
         w = said.split("'")[0] if "'" in said else said  # "who's", "where's", "how's"

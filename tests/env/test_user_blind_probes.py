@@ -39,7 +39,7 @@ def test_questions_and_mistakes_hold_their_measured_level(dev):
 @pytest.mark.xfail(
     strict=True,
     reason="not met (issue 32): questions answered .53 and mistakes corrected .67 on the dev "
-    "probes (.51 and .56 held out); goal .70 each",
+    "probes (.55 and .56 held out); goal .70 each",
 )
 def test_questions_and_mistakes_meet_the_goal(dev):
     assert dev["question"] >= 0.7 and dev["mistake"] >= 0.7, dev

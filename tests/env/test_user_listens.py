@@ -50,6 +50,9 @@ def answer(env, reply):
         ("Which member of your family found out first?", ("question",), "who"),
         ("What friend did you call?", ("question",), "who"),
         ("Which one would you pick, the flat or the house?", ("question",), "choice"),
+        ("Was it your brother who found her, or someone else?", ("question",), "who"),
+        ("Did you hear it at home, or somewhere else?", ("question",), "where"),
+        ("Is the move this month, or later?", ("question",), "when"),
         ("Maybe you should write to them tomorrow.", ("suggestion",), None),
         ("It sounds like you feel nobody noticed.", ("summary",), None),
         ("I apologise, I was harsh before.", ("apology",), None),
@@ -297,6 +300,12 @@ def test_a_deed_given_to_the_wrong_relation_is_corrected_with_the_true_one(env):
     started(env, "empa30-005")
     obs, *_ = answer(env, "Your daughter set up the tablet for you, didn't she?")
     assert "granddaughter" in obs.lower() and "hiroshi" not in obs.lower(), obs
+
+
+def test_a_who_question_is_answered_with_the_person_not_a_clause_without_them(env):
+    started(env, "empa30-015")
+    obs, *_ = answer(env, "Was it your son who asked you to teach him, or someone else?")
+    assert "rui" in obs.lower() or "grandson" in obs.lower(), obs
 
 
 def test_a_wrong_number_and_a_misattributed_deed_are_corrected(env):
