@@ -465,7 +465,7 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
         mistake = heard.mistake
         if mistake is None:
             return None
-        word = mistake.word
+        word = mistake.word.lower() if mistake.kind in ("amount", "duration") else mistake.word
         fact = mistake.fact if mistake.fact is not None and mistake.fact in known else None
         if mistake.kind == "name" and mistake.truth:
             return speech.pick(t["correct_name"], {**slots, "word": word, "truth": mistake.truth})

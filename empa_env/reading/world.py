@@ -170,10 +170,15 @@ def amounts_in(tokens: Sequence[Token], text: str = "", offset: int = 0) -> list
         )
         noun = ""
         if unit is None:
-            for t in tokens[j + 1 : j + 3]:
-                if t.text.isalpha() and not t.closed and "NOUN" in parts_of_speech(t.text):
-                    noun = t.lemma
-                    break
+            # the counted noun: "four wrong tries" counts tries (a word that is also an adjective
+            # gives way to a plain noun after it)
+            nouns = [
+                t for t in tokens[j + 1 : j + 3]
+                if t.text.isalpha() and not t.closed and "NOUN" in parts_of_speech(t.text)
+            ]  # fmt: skip
+            plain = [t for t in nouns if "ADJ" not in parts_of_speech(t.text)]
+            if nouns:
+                noun = (plain or nouns)[0].lemma
         out.append(Amount(value, unit, said, noun))
         i = j + 1
     return out

@@ -308,6 +308,13 @@ def test_a_who_question_is_answered_with_the_person_not_a_clause_without_them(en
     assert "rui" in obs.lower() or "grandson" in obs.lower(), obs
 
 
+def test_a_wrong_count_is_corrected_whatever_the_counted_word(env):
+    """ "Four wrong tries" against "wrong three times": both count the same attempts."""
+    started(env, "empa30-001")
+    obs, *_ = answer(env, "Four wrong tries at the PIN and the whole thing shut down on you.")
+    assert "three times" in obs.lower() and "four" in obs.lower() and "no" in obs.lower(), obs
+
+
 def test_a_wrong_number_and_a_misattributed_deed_are_corrected(env):
     """Every word true, the relation between them wrong: the user sets it right with the fact."""
     case = SUITE["empa30-001"]

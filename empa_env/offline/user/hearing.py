@@ -602,6 +602,15 @@ def _doer_slip(
     return None
 
 
+#: Nouns that count occurrences of whatever the sentence tells ("three times", "four tries").
+_OCCURRENCE_NOUNS = word_set("time times try tries attempt attempts go goes")
+
+
+def _occurrences(a: str, b: str) -> bool:
+    """Two count nouns that count the same occurrences: "times" and "tries" of one deed."""
+    return bool(a and b) and a in _OCCURRENCE_NOUNS and b in _OCCURRENCE_NOUNS
+
+
 def _mistake_in(
     s: SentenceReading, people: dict[str, tuple[str, Fact]], known: Sequence[Fact],
     shared: ReplyReading,
@@ -660,7 +669,8 @@ def _mistake_in(
                     return Mistake("duration", a.text, same[0][2], known[i])
                 continue
             same = [x for x in idx.amounts if x[1] is None and (
-                (x[3] == a.noun != "") or (score >= 1.5 and not (x[3] and a.noun)))]  # fmt: skip
+                (x[3] == a.noun != "") or (score >= 1.5 and not (x[3] and a.noun))
+                or (score >= 1.5 and _occurrences(x[3], a.noun)))]  # fmt: skip
             if same and all(x[0] != a.value for x in same):
                 kind = "duration" if a.unit else "amount"
                 return Mistake(kind, a.text, same[0][2], known[i])
