@@ -308,6 +308,13 @@ def test_a_who_question_is_answered_with_the_person_not_a_clause_without_them(en
     assert "rui" in obs.lower() or "grandson" in obs.lower(), obs
 
 
+def test_a_deed_given_to_a_relation_the_user_does_not_have_is_set_right(env):
+    """She has no sister; her mother leaves the food."""
+    started(env, "empa30-009")
+    obs, *_ = answer(env, "Your sister leaving food outside your door is a quiet kind of care.")
+    assert "sister" in obs.lower() and "mother" in obs.lower(), obs
+
+
 def test_a_wrong_count_is_corrected_whatever_the_counted_word(env):
     """ "Four wrong tries" against "wrong three times": both count the same attempts."""
     started(env, "empa30-001")

@@ -564,7 +564,10 @@ def _doer_slip(
         by_relation = who is None
         if who is None and rel and k and toks[k - 1].text in ("your", "ur"):
             who = next(
-                (n for n, (r, _) in people.items() if r and lex.same_person_kind(r, rel)), None
+                (n for n, (r, _) in people.items() if r and lex.same_person_kind(r, rel)),
+                # no one of theirs has that tie: in a statement, the deed says who had it (a
+                # question about someone the story lacks is asked, not claimed)
+                None if s.does("question") else f"<your {rel}>",
             )
         if who is None:
             continue
@@ -593,6 +596,8 @@ def _doer_slip(
             idx = fact_index(f.about, f.answer)
             present = set(idx.names) | {n for n, (r, _) in people.items() if r in idx.relations}
             if who not in present:
+                if by_relation and rel and any(lex.same_person_kind(r, rel) for r in idx.relations):
+                    continue  # the tie the reply names is the one that did it
                 if by_relation:
                     # "your daughter set it up" where the granddaughter did: the tie is wrong,
                     # said back as the reply said it
