@@ -311,7 +311,9 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
                 subject = fact.about[0]
                 said_part = answer_part(q, fact.answer, speech)
                 if speech.fresh(said_part):
-                    speech.add(_answer_opening(q, fact, speech) + said_part)
+                    opening = _answer_opening(q, fact, speech)
+                    speech.add(opening + (_mid_sentence(said_part) if opening.endswith(", ")
+                                          else said_part))  # fmt: skip
                 elif q.kind in ("who", "duration", "where", "said", "tried") and (
                     subject in q.words or subject in q.names
                 ):  # asked again, by name, for the same thing: say so
@@ -578,6 +580,17 @@ def _answer_opening(question, fact: Fact, speech: Speech) -> str:  # noqa: ANN00
         return "No. " if no else "Yes. "
     roll = speech.rng.random()
     return "Well, " if roll < 0.08 else "Hm. " if roll < 0.14 else ""
+
+
+def _mid_sentence(text: str) -> str:
+    """``text`` continued after "Well, ": its first word in lower case unless it is "I" or a name
+    (a capitalised word that is not English)."""
+    from empa_env.reading.lexicon import is_english_word
+
+    first = text.split(" ", 1)[0].strip(",.;:!?")
+    if not first or first == "I" or first.startswith("I'") or not is_english_word(first.lower()):
+        return text
+    return text[0].lower() + text[1:]
 
 
 #: An answer longer than this is cut to the part that answers.

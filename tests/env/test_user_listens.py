@@ -315,6 +315,12 @@ def test_a_deed_given_to_a_relation_the_user_does_not_have_is_set_right(env):
     assert "sister" in obs.lower() and "mother" in obs.lower(), obs
 
 
+def test_a_name_three_letters_off_is_taken_for_the_one_they_named(env):
+    started(env, "empa30-007")
+    obs, *_ = answer(env, "Does Joris know how bad the crashes get?")
+    assert "joost" in obs.lower(), obs
+
+
 def test_a_wrong_count_is_corrected_whatever_the_counted_word(env):
     """ "Four wrong tries" against "wrong three times": both count the same attempts."""
     started(env, "empa30-001")

@@ -494,16 +494,18 @@ def _same_span(value: float, unit: str, other: float, other_unit: str | None) ->
 
 
 def _edit_close(a: str, b: str) -> bool:
-    """Two names one or two letters apart ("Emir" for "Emre")."""
+    """Two names one or two letters apart ("Emir" for "Emre"), or three when both are five
+    letters or more and start alike ("Joris" for "Joost")."""
     if a == b or abs(len(a) - len(b)) > 2 or min(len(a), len(b)) < 3 or a[0] != b[0]:
         return False
+    allowed = 3 if min(len(a), len(b)) >= 5 and a[:2] == b[:2] else 2
     prev = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         cur = [i]
         for j, cb in enumerate(b, 1):
             cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
         prev = cur
-    return prev[-1] <= 2
+    return prev[-1] <= allowed
 
 
 def _time_of_day(sentence: str, amount: str) -> bool:
