@@ -157,8 +157,10 @@ def relation_mistakes(case) -> list[tuple[str, str]]:  # noqa: ANN001 - a Case
 
 
 def carries(message: str, fact) -> bool:  # noqa: ANN001
+    """Whether the message tells the fact's first sentence (its first letter in either case:
+    an answer after "Well, " goes on in lower case)."""
     first = EN.sentences(fact.answer)[0]
-    return first in message
+    return first.lower() in message.lower()
 
 
 def play(env: EMPAEnv, policy, case: str, *, seed: int = 0, turns: int | None = None) -> dict:  # noqa: ANN001
