@@ -101,12 +101,14 @@ def _topics(messages: Messages) -> tuple[list[str], str | None]:
         return [], None
     world = user_world(users)
     latest = {t.lemma for t in tokens_of(users[-1])} | {t.text for t in tokens_of(users[-1])}
-    ranked = sorted(world.items.values(), key=lambda i: (i.lemma not in latest, -i.salience))
+    ranked = sorted(
+        world.items.values(), key=lambda i: (i.lemma not in latest, -i.salience, i.lemma)
+    )
     phrases: list[str] = []
     for item in ranked:
         if item.kind == "feeling":
             continue
-        form = sorted(item.forms, key=len)[0] if item.kind == "thing" else item.lemma
+        form = min(item.forms, key=lambda f: (len(f), f)) if item.kind == "thing" else item.lemma
         phrase = _phrase(form, item.kind, users[-3:])
         if phrase and phrase not in phrases:
             phrases.append(phrase)

@@ -85,7 +85,7 @@ class UserWorld:
     def salient(self, top: int = 8) -> list[Item]:
         """The most salient things and events (not people or feelings), most salient first."""
         things = [i for i in self.items.values() if i.kind == "thing"]
-        return sorted(things, key=lambda i: -i.salience)[:top]
+        return sorted(things, key=lambda i: (-i.salience, i.lemma))[:top]
 
 
 @lru_cache(maxsize=100_000)
