@@ -44,6 +44,7 @@ from empa_env.testing.adversary import (  # noqa: E402
     distilled_rotation,
     oracle_gain,
     play_policy,
+    replayed_states,
     rotation,
 )
 
@@ -110,23 +111,13 @@ def attentive(env: EMPAEnv) -> None:
         for f in ("generic_kind", "generic_question")
     }
     attuned = scripted_policy("attuned")
-    cases = {c.id: c for c in env.cases}
     by_state = collections.defaultdict(list)
     for r in rows:
         by_state[(r["case"], r["turn"])].append(r["reply"])
     gains: dict[str, list[float]] = collections.defaultdict(list)
-    for (case_id, turn), replies in sorted(by_state.items()):
-        env.reset(seed=0, options={"case": cases[case_id]})
-        ended = False
-        for _ in range(turn):
-            *_, term, trunc, _ = env.step(attuned.reply(env.messages))
-            ended = term or trunc
-            if ended:
-                break
-        if ended:
-            continue
+    for case_id, turn in replayed_states(env, attuned.reply, sorted(by_state)):
         gains["attuned"].append(oracle_gain(env, attuned.reply(env.messages)))
-        gains["attentive (blind)"] += [oracle_gain(env, r) for r in replies]
+        gains["attentive (blind)"] += [oracle_gain(env, r) for r in by_state[(case_id, turn)]]
         for f, lines in generic.items():
             gains[f"blind {f}"].append(oracle_gain(env, lines[(turn + len(case_id)) % len(lines)]))
     print(f"per-turn gain in the same states ({len(gains['attuned'])} states):")

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from empa_env.reading.lexicon import lexicon, meanings
-from empa_env.reading.reply import ReplyReading, SentenceReading
+from empa_env.reading.reply import ReplyReading, SentenceReading, own_words
 from empa_env.reading.tokens import Token, tokens_of, word_set
 
 #: The rules' version (part of the judge's identity).
@@ -196,23 +196,14 @@ def echoes(s: SentenceReading, said: frozenset[str]) -> bool:
 def _says_its_own(s: SentenceReading, said: frozenset[str]) -> bool:
     """Whether the sentence has a content word of its own: neither the user's (``said``) nor the
     stock vocabulary of empathy ("sense", "hear", "feel")."""
-    if not said:
-        return True
-    vocabulary = lexicon().empathy_vocabulary
-    return any(
-        t.text.isalpha() and not t.closed and len(t.text) > 2
-        and t.lemma not in said and t.lemma not in vocabulary
-        for t in s.tokens
-    )  # fmt: skip
+    return not said or bool(own_words(s.tokens, said))
 
 
-def _on_topic(
-    s: SentenceReading, topic: np.ndarray | None, threshold: float = TOPIC_SIMILARITY
-) -> bool:
-    """Whether the sentence's words are close in meaning to the user's last message (the cosine
-    of their mean word vectors reaches ``threshold``)."""
+def _topic_similarity(s: SentenceReading, topic: np.ndarray | None) -> float:
+    """The cosine of the sentence's mean word vector with the user's last message's (-1 when
+    either has none)."""
     c = _centroid(s.tokens) if topic is not None else None
-    return c is not None and float(c @ topic) >= threshold
+    return float(c @ topic) if c is not None and topic is not None else -1.0
 
 
 def sentence_credit(
@@ -236,18 +227,21 @@ def sentence_credit(
     refs = list({r.start: r for r in s.references if r.weight >= REFERENCE_WEIGHT}.values())
     disclosing = "self_disclosure" in acts or p.get("self_disclosure", 0.0) >= 0.5
     paraphrase = int(s.paraphrase >= PARAPHRASE) + int(s.paraphrase >= PARAPHRASE_STRONG)
-    strong = [r for r in refs if r.kind != "amount" and r.weight >= DISCLOSURE_REFERENCE_WEIGHT]
-    shared = any(f in their_feelings for f in s.feelings)
-    near = (
-        s.closeness >= DISCLOSURE_CLOSENESS
-        or ((bool(strong) or shared) and _on_topic(s, topic))
-        or _on_topic(s, topic, DISCLOSURE_TOPIC)
-    )
-    if disclosing and s.addressee != "user" and not near:
-        # a story of one's own far from what they said (puzzles, the weather): theirs only when
-        # it names a thing of theirs outright and says it clearly in other words
-        refs = strong
-        paraphrase = int(bool(refs) and s.paraphrase >= PARAPHRASE_STRONG)
+    # how near a story of one's own is to their last message (computed for those alone)
+    similarity = _topic_similarity(s, topic) if disclosing else -1.0
+    if disclosing and s.addressee != "user":
+        strong = [r for r in refs if r.kind != "amount" and r.weight >= DISCLOSURE_REFERENCE_WEIGHT]
+        shared = any(f in their_feelings for f in s.feelings)
+        near = (
+            s.closeness >= DISCLOSURE_CLOSENESS
+            or ((bool(strong) or shared) and similarity >= TOPIC_SIMILARITY)
+            or similarity >= DISCLOSURE_TOPIC
+        )
+        if not near:
+            # a story of one's own far from what they said (puzzles, the weather): theirs only
+            # when it names a thing of theirs outright and says it clearly in other words
+            refs = strong
+            paraphrase = int(bool(refs) and s.paraphrase >= PARAPHRASE_STRONG)
     n = len(refs) + paraphrase
     named = ", ".join([r.word for r in refs[:3]] + (["in other words"] if paraphrase else []))
     asks = ("question" in acts or "request" in acts) and "advice" not in acts
@@ -286,7 +280,7 @@ def sentence_credit(
                 deep = p.get("interpretation", 0.0) > p.get("reflection", 0.0)
                 give("C", reflection, f"{'interprets' if deep else 'says back'} what they "
                      f"told{where}", grounding)  # fmt: skip
-        elif disclosure >= 0.5 and _on_topic(s, topic):
+        elif disclosure >= 0.5 and similarity >= TOPIC_SIMILARITY:
             give("C", disclosure, "shares an experience on the same theme", 0.35)
     understanding = max(p.get("understanding_claim", 0.0), 0.6 if "understanding" in acts else 0.0)
     if understanding >= 0.5:

@@ -230,7 +230,8 @@ def question_kind(words: list[str]) -> str:
     if "or" in words and not _has(words, ("or", "not")) and not _has(words, ("or", "something")):
         # an open alternative asks the question it stands for: "Was it your son, or someone
         # else?" asks who, "... or somewhere else?" where, "... or later?" when
-        after = words[words.index("or") + 1 : words.index("or") + 5]
+        at = words.index("or")
+        after = words[at + 1 : at + 5]
         for opener, kind in _OPEN_ALTERNATIVES:
             if after[: len(opener)] == list(opener):
                 return kind

@@ -237,16 +237,21 @@ def near_family(fam: str, named: Sequence[str]) -> bool:
     return any(frozenset({fam, n}) in close for n in named)
 
 
+def own_words(tokens: Sequence[Token], said: frozenset[str]) -> list[str]:
+    """The content words of a sentence that are its own: neither the user's (lemmas in ``said``)
+    nor the stock vocabulary of empathy ("sense", "hear", "feel")."""
+    vocabulary = lexicon().empathy_vocabulary
+    return [
+        t.text for t in tokens
+        if t.text.isalpha() and not t.closed and t.lemma not in said and len(t.text) > 2
+        and t.lemma not in vocabulary
+    ]  # fmt: skip
+
+
 def paraphrase_of(tokens: Sequence[Token], world: UserWorld) -> tuple[float, float]:
     """:attr:`SentenceReading.paraphrase` and :attr:`SentenceReading.closeness` of a sentence's
     words against the user's world."""
-    lex = lexicon()
-    said = world.recent_lemmas
-    own = [
-        t.text for t in tokens
-        if t.text.isalpha() and not t.closed and t.lemma not in said and len(t.text) > 2
-        and t.lemma not in lex.empathy_vocabulary
-    ]  # fmt: skip
+    own = own_words(tokens, world.recent_lemmas)
     # a word or two of a stock opener ("let me make sure I follow") is no paraphrase
     if len(own) < 2 or world.recent_vector is None:
         return NO_PARAPHRASE, NO_PARAPHRASE
@@ -360,4 +365,6 @@ def read_reply(
     return _read(reply, tuple(user_texts), code, window)
 
 
-__all__ = ["Misreading", "ReplyReading", "SentenceReading", "near_family", "read_reply"]
+__all__ = [
+    "Misreading", "ReplyReading", "SentenceReading", "near_family", "own_words", "read_reply",
+]  # fmt: skip

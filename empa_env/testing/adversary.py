@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,6 +138,25 @@ def oracle_gain(env: Any, reply: str) -> float:
     return float(v @ v_star)
 
 
+def replayed_states(
+    env: Any, reply: Callable[[list[dict[str, str]]], str], states: Iterable[tuple[str, int]]
+) -> Iterator[tuple[str, int]]:
+    """Each ``(case id, turn)`` of ``states`` in turn, with ``env`` reset to that case (seed 0)
+    and played ``turn`` turns of ``reply``: the same state for every reply compared in it.
+    States whose episode ended before ``turn`` are skipped."""
+    cases = {c.id: c for c in env.cases}
+    for case_id, turn in states:
+        env.reset(seed=0, options={"case": cases[case_id]})
+        ended = False
+        for _ in range(turn):
+            *_, term, trunc, _ = env.step(reply(env.messages))
+            ended = term or trunc
+            if ended:
+                break
+        if not ended:
+            yield case_id, turn
+
+
 @dataclass
 class OracleSearch:
     """Greedy search: each turn the best of ``k`` pool candidates by :func:`oracle_gain`.
@@ -218,5 +237,5 @@ def play_policy(
 
 __all__ = [
     "FRAMES", "GENERIC_LINES", "OracleSearch", "PlayResult", "candidate_pool", "distilled_rotation",
-    "oracle_gain", "play_policy", "rotation", "slot_words",
+    "oracle_gain", "play_policy", "replayed_states", "rotation", "slot_words",
 ]  # fmt: skip

@@ -182,27 +182,17 @@ def same_states():
     and of the scripted attuned reply, played on the same environment state."""
     from baselines.policies.scripted import scripted_policy
     from empa_env.env import EMPAEnv
-    from empa_env.testing.adversary import oracle_gain
+    from empa_env.testing.adversary import oracle_gain, replayed_states
 
     by_state = collections.defaultdict(list)
     for r in _jsonl("attentive.jsonl"):
         by_state[(r["case"], r["turn"])].append(r["reply"])
     attuned = scripted_policy("attuned")
     env = EMPAEnv("empa30-v1")
-    cases = {c.id: c for c in env.cases}
     gains: dict[str, list[float]] = collections.defaultdict(list)
-    for (case_id, turn), replies in sorted(by_state.items())[::3]:
-        env.reset(seed=0, options={"case": cases[case_id]})
-        ended = False
-        for _ in range(turn):
-            *_, term, trunc, _ = env.step(attuned.reply(env.messages))
-            ended = term or trunc
-            if ended:
-                break
-        if ended:
-            continue
+    for state in replayed_states(env, attuned.reply, sorted(by_state)[::3]):
         gains["attuned"].append(oracle_gain(env, attuned.reply(env.messages)))
-        gains["attentive"] += [oracle_gain(env, r) for r in replies]
+        gains["attentive"] += [oracle_gain(env, r) for r in by_state[state]]
     return {k: float(np.mean(v)) for k, v in gains.items()}
 
 
