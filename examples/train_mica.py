@@ -53,3 +53,6 @@ for h in trainer.state.log_history:
             f"step {h['step']}: loss {h['loss']:+.4f}  mean IDR {h['reward']:+.2f}  "
             f"|A| {h['advantage_abs_mean']:.2f}  turns {h['turns']:.1f}"
         )
+# Under accelerate launch: take the process group down before exit (a gloo group left alive can
+# abort a process at interpreter exit).
+trainer.accelerator.end_training()
