@@ -350,3 +350,14 @@ def test_a_deed_turned_round_and_a_wrong_tie_asked_are_set_right(env):
     assert trained.answer in obs and not obs.startswith(("Yes", "Right", "Exactly"))
     obs, *_ = answer(env, "Is Kyle your son?")
     assert "nephew" in obs.lower()
+
+
+def test_what_the_user_said_back_rightly_is_not_taken_for_a_mistake(env):
+    """ "Your dad's unveiling is in five weeks" is true: "dad's" owns the unveiling (no deed of
+    his), and of the two facts near the sentence one holds the five weeks (the other, "he died
+    eighteen months ago", does not make it wrong). A wrong span is still set right."""
+    started(env, "empa30-019")
+    obs, *_ = answer(env, "I hear that your dad's unveiling is in five weeks.")
+    assert not obs.lower().startswith(("no", "the dad")) and "not how it was" not in obs, obs
+    obs, *_ = answer(env, "So your dad died three years ago?")
+    assert "eighteen months" in obs.lower() and "not dad" not in obs.lower(), obs

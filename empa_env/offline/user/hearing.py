@@ -561,6 +561,8 @@ def _doer_slip(
     lex = lexicon()
     toks = s.tokens
     for k, t in enumerate(toks[:-1]):
+        if t.text.endswith(("'s", "s'")):
+            continue  # "your dad's unveiling": an owner, not a doer
         who = t.text if t.text in people else None
         rel = lex.relation(t.text)
         by_relation = who is None
@@ -600,6 +602,8 @@ def _doer_slip(
             if who not in present:
                 if by_relation and rel and any(lex.same_person_kind(r, rel) for r in idx.relations):
                     continue  # the tie the reply names is the one that did it
+                if by_relation and any(not people.get(n, ("", f))[0] for n in idx.names):
+                    continue  # "your dad died" where "Hemi died": a tie no fact denies Hemi
                 if by_relation:
                     # "your daughter set it up" where the granddaughter did: the tie is wrong,
                     # said back as the reply said it
@@ -666,21 +670,33 @@ def _mistake_in(
         if a.unit is None and _time_of_day(s.text, a.text):
             continue
         q = Question(s.text, "what", tuple(t.lemma for t in _content(s.tokens)), (), s)
+        # the two facts nearest the sentence: a slip only when neither holds the amount said
+        # ("your dad's unveiling is in five weeks" is near both "he died eighteen months ago"
+        # and "the unveiling is in five weeks")
+        slip: Mistake | None = None
         for score, i in best_facts(q, known)[:2]:  # noqa: B007
             if score < ANSWER_BAR:
                 break
             idx = fact_index(known[i].about, known[i].answer)
             if a.unit is not None:  # a span of time against the spans the fact gives
                 same = [x for x in idx.amounts if x[1] is not None]
-                if same and not any(_same_span(a.value, a.unit, x[0], x[1]) for x in same):
-                    return Mistake("duration", a.text, same[0][2], known[i])
+                if any(_same_span(a.value, a.unit, x[0], x[1]) for x in same):
+                    slip = None
+                    break
+                if same and slip is None:
+                    slip = Mistake("duration", a.text, same[0][2], known[i])
                 continue
             same = [x for x in idx.amounts if x[1] is None and (
                 (x[3] == a.noun != "") or (score >= 1.5 and not (x[3] and a.noun))
                 or (score >= 1.5 and _occurrences(x[3], a.noun)))]  # fmt: skip
-            if same and all(x[0] != a.value for x in same):
+            if any(x[0] == a.value for x in same):
+                slip = None
+                break
+            if same and slip is None:
                 kind = "duration" if a.unit else "amount"
-                return Mistake(kind, a.text, same[0][2], known[i])
+                slip = Mistake(kind, a.text, same[0][2], known[i])
+        if slip is not None:
+            return slip
     return None
 
 
