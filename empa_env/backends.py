@@ -26,7 +26,7 @@ from typing import Any
 from empa_env.llm.options import LLMOptions
 from empa_env.registry import Registry, provenance
 from empa_env.roles.base import Actor, Director, Judger
-from epm.rewards import FORMULAS, RewardFunction
+from epm.rewards import FORMULAS, Reward, RewardFunction
 
 RoleSpec = str | Actor | Director | Judger
 
@@ -34,8 +34,8 @@ actors: Registry[Actor] = Registry("actor backend", "empa.actors")
 directors: Registry[Director] = Registry("director backend", "empa.directors")
 judgers: Registry[Judger] = Registry("judger backend", "empa.judgers")
 #: Rewards ``r(P_{t-1}, P_t)``: the EPM formulas (``idr``, ``idr_goal``, ``adr``, ``adr_goal``,
-#: ``potential``) and any registered factory returning a callable with ``batch``.
-rewards: Registry[Any] = Registry("reward", "empa.rewards")
+#: ``potential``) and any registered factory returning a :class:`~epm.rewards.Reward`.
+rewards: Registry[Reward] = Registry("reward", "empa.rewards")
 
 
 def _formula(kind: str) -> Any:
@@ -130,7 +130,7 @@ def resolve_roles(
     )
 
 
-def resolve_reward(spec: Any, *, goal_epsilon: float = 1.0) -> Any:
+def resolve_reward(spec: Any, *, goal_epsilon: float = 1.0) -> Reward:
     """A reward from an instance (anything with ``batch`` or ``__call__(p_prev, p_next)``) or a
     registered name; a factory that declares ``goal_epsilon`` gets the preset's goal zone."""
     if not isinstance(spec, str):

@@ -18,6 +18,7 @@ from empa_env.backends import Roles, describe_role, instance_spec, resolve_rewar
 from empa_env.config import EnvConfig
 from empa_env.roles.base import Actor, Director, Judger
 from epm.config import EPMConfig, get_preset
+from epm.rewards import Reward
 
 #: The parts of a context that may be given as instances instead of specs.
 INSTANCE_FIELDS: tuple[str, ...] = ("actor", "director", "judger", "reward")
@@ -37,7 +38,7 @@ class EnvContext:
     config: EnvConfig
     epm: EPMConfig
     roles: Roles
-    reward: Any
+    reward: Reward
 
     @classmethod
     def build(
@@ -47,12 +48,12 @@ class EnvContext:
         actor: Actor | None = None,
         director: Director | None = None,
         judger: Judger | None = None,
-        reward: Any = None,
+        reward: Reward | str | None = None,
     ) -> EnvContext:
         """Resolve ``config`` (the default configuration when ``None``); a role or the reward
         given here is used as it is, in place of the configuration's spec."""
         config = config or EnvConfig()
-        given = {
+        given: dict[str, Any] = {
             name: value
             for name, value in (
                 ("actor", actor),

@@ -24,7 +24,12 @@ from empa_env.registry import Registry, RegistryError, load_object, provenance, 
 from empa_env.safe_text import check_name
 from empa_env.sync import run_sync
 
-Messages = list[dict[str, str]]
+#: One chat message, OpenAI-style: ``{"role": "user" | "assistant" | "system", "content": str}``
+#: (what policies, trainers and datasets pass around; the roles' own views use
+#: :class:`empa_env.roles.views.Message`, a typed utterance).
+ChatMessage = dict[str, str]
+#: A conversation as a policy sees it.
+Messages = list[ChatMessage]
 
 
 class Policy:

@@ -10,13 +10,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, Protocol, get_args, runtime_checkable
 
 import numpy as np
 
 from epm.dynamics import goal_distance, norm3
 
 RewardKind = Literal["idr", "idr_goal", "adr", "adr_goal", "potential"]
+
+
+@runtime_checkable
+class Reward(Protocol):
+    """A per-turn reward ``r(P_{t-1}, P_t)``: two deficit vectors (shape ``(3,)``) in, one finite
+    float out. :class:`RewardFunction` is the built-in one; any callable of this shape plugs into
+    the environment (``reward=...``); ``empa_env.testing.check_role`` checks one."""
+
+    def __call__(self, p_prev: np.ndarray, p_next: np.ndarray, /) -> float: ...
+
 
 #: ``kind -> formula(reward, p_prev, p_next) -> rewards``; one decorated function per reward.
 Formula = Callable[["RewardFunction", np.ndarray, np.ndarray], np.ndarray]

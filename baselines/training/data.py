@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from empa_env.policy import ChatMessage
 from empa_env.runs import read_run_trajectories
 from epm.episode import evaluate_many
 from epm.trajectory import Trajectory
 
-Message = dict[str, str]
-Conversation = list[Message]
+Conversation = list[ChatMessage]
 
 
 def to_dataset(rows: Sequence[Mapping[str, Any]]) -> Any:
@@ -98,7 +98,7 @@ class SFTFilter:
     )
 
 
-def trim_to_last_reply(messages: Sequence[Message]) -> Conversation:
+def trim_to_last_reply(messages: Sequence[ChatMessage]) -> Conversation:
     """Drop trailing non-assistant messages (the user's last answer teaches nothing)."""
     out = list(messages)
     while out and out[-1]["role"] != "assistant":
@@ -158,7 +158,7 @@ PairMode = Literal["best_vs_worst", "best_vs_rest", "all"]
 
 
 def preference_pairs(
-    context: Sequence[Message],
+    context: Sequence[ChatMessage],
     candidates: Sequence[str],
     scores: Sequence[float],
     mode: PairMode = "best_vs_rest",
@@ -248,16 +248,8 @@ class HumanlikeSample:
     origin: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
 
-    def to_row(self) -> dict[str, Any]:
-        return {
-            "messages": self.messages,
-            "label": self.label,
-            "construction": self.construction,
-            "origin": self.origin,
-        }
 
-
-def _assistant_positions(dialogue: Sequence[Message]) -> list[int]:
+def _assistant_positions(dialogue: Sequence[ChatMessage]) -> list[int]:
     """Indices of assistant turns that follow at least one user turn."""
     return [
         i
@@ -267,7 +259,7 @@ def _assistant_positions(dialogue: Sequence[Message]) -> list[int]:
 
 
 def context_free_samples(
-    human_dialogues: Sequence[Sequence[Message]], machine_utterances: Sequence[str]
+    human_dialogues: Sequence[Sequence[ChatMessage]], machine_utterances: Sequence[str]
 ) -> list[HumanlikeSample]:
     """Isolated utterances: every human-written assistant turn (label 1) and every machine
     utterance (label 0), with no context at all."""
@@ -287,7 +279,7 @@ def context_free_samples(
 
 
 def context_based_samples(
-    human_dialogues: Sequence[Sequence[Message]],
+    human_dialogues: Sequence[Sequence[ChatMessage]],
     machine_reply: Callable[[Conversation], str],
     rng: random.Random | None = None,
 ) -> list[HumanlikeSample]:
@@ -310,7 +302,7 @@ def context_based_samples(
 
 
 def shuffled_context_samples(
-    human_dialogues: Sequence[Sequence[Message]], rng: random.Random | None = None
+    human_dialogues: Sequence[Sequence[ChatMessage]], rng: random.Random | None = None
 ) -> list[HumanlikeSample]:
     """Dialogue A's final user turn swapped with dialogue B's, both assistant replies kept.
 

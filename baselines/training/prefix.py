@@ -22,14 +22,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-Message = dict[str, str]
+from empa_env.policy import ChatMessage
 
 _SENTINEL = "\u2063EMPA-REPLY\u2063"
 
 
 def chat_text(
     tokenizer: Any,
-    messages: Sequence[Message],
+    messages: Sequence[ChatMessage],
     system_prompt: str | None = None,
     add_generation_prompt: bool = True,
 ) -> str:
@@ -44,7 +44,7 @@ def chat_text(
 
 def continuation_ids(
     tokenizer: Any,
-    history: Sequence[Message],
+    history: Sequence[ChatMessage],
     ended_with_eos: bool,
     system_prompt: str | None = None,
 ) -> list[int]:
@@ -99,7 +99,7 @@ class ConversationStream:
     def prompt(
         self,
         tokenizer: Any,
-        history: Sequence[Message],
+        history: Sequence[ChatMessage],
         max_prompt_length: int | None = None,
         system_prompt: str | None = None,
     ) -> list[int]:

@@ -25,8 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-Message = dict[str, str]
-Context = list[Message]
+from empa_env.policy import ChatMessage
+
+Context = list[ChatMessage]
 #: ``p_human(context, reply) -> P(reply is human)``; ``context`` is ``[]`` for a context-free judge.
 HumanJudge = Callable[[Context, str], float]
 #: ``preference(context, reply, reference) -> P(reply is preferred over reference)``.

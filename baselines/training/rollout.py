@@ -31,10 +31,9 @@ import numpy as np
 
 from baselines.training.data import preference_pairs
 from baselines.training.prefix import ConversationStream
-from empa_env.policy import Messages
+from empa_env.policy import ChatMessage, Messages
 from empa_env.rollout import RolloutHooks, Step, play_lockstep
 
-Message = dict[str, str]
 #: Values of ``GenerationSettings.decoder``.
 DECODERS = ("auto", "fast", "plain")
 
@@ -108,7 +107,7 @@ class RolloutBatch:
 
 def chat_prompt_ids(
     tokenizer: Any,
-    messages: Sequence[Message],
+    messages: Sequence[ChatMessage],
     max_prompt_length: int | None = None,
     system_prompt: str | None = None,
 ) -> list[int]:

@@ -502,7 +502,7 @@ async def aconvert_official_cases(
                 )
             case_data["iedr"] = levels
             if writer is not None:
-                case_data = await writer.acomplete_offline(case_data)
+                case_data = await writer.acomplete_material(case_data)
             report.cases.append(parse_case(case_data, str(card)))
         except (OfficialCaseError, CaseError) as exc:
             report.failures[sid] = str(exc).replace("\n", " ")

@@ -453,10 +453,6 @@ def set_default_concurrency(limit: int) -> contextvars.Token[int]:
     return _CONCURRENCY.set(int(limit))
 
 
-def reset_default_concurrency(token: contextvars.Token[int]) -> None:
-    _CONCURRENCY.reset(token)
-
-
 def model_semaphore(key: str, limit: int) -> asyncio.Semaphore:
     """The semaphore limiting concurrent requests to ``key`` in the running loop.
 

@@ -199,7 +199,7 @@ def merge_offline_material(case_data: Mapping[str, Any], written: Mapping[str, A
 class LLMCaseCompleter(LLMRole):
     """Writes the offline material of a case that has everything else (prompt ``case_completer``).
 
-    ``complete(case_data)`` returns the case dict with ``voice``, ``cues`` and every stage's
+    ``acomplete_material(case_data)`` returns the case dict with ``voice``, ``cues`` and every stage's
     ``narration``, ``emotions`` and ``focus`` written by ``model`` in the case's language, and
     ``llm_roles_only`` cleared; the result validates as a case (problems go back to the model).
     Used to convert official EMPA cases (:mod:`empa_env.cases.official`).
@@ -225,7 +225,9 @@ class LLMCaseCompleter(LLMRole):
             {"role": "user", "content": self.prompt.render("user", case=text, language=language)},
         ]
 
-    async def acomplete_offline(self, case_data: Mapping[str, Any]) -> dict[str, Any]:
+    async def acomplete_material(self, case_data: Mapping[str, Any]) -> dict[str, Any]:
+        """The case with the material the offline roles need (voice, cues, plot fields) written
+        by the LLM and merged in; the result must validate as a case (else an ``OutputError``)."""
         case_id = str(case_data.get("id", "case"))
 
         def parse(completion: Completion) -> dict[str, Any]:
@@ -240,6 +242,3 @@ class LLMCaseCompleter(LLMRole):
             return merged
 
         return await self._ask(self.messages(case_data), parse, response_format=JSON_OBJECT)
-
-    def complete_offline(self, case_data: Mapping[str, Any]) -> dict[str, Any]:
-        return run_sync(self.acomplete_offline(case_data))

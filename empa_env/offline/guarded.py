@@ -175,8 +175,10 @@ class GuardedJudger(Judger):
         first = sentences[0] if sentences else None
         for axis in AXES:
             key = f"{axis}_Neg"
-            if neg[axis] and evidence.get(key, "") not in reply:
-                evidence[key] = first.text if first else reply
+            quote = evidence.get(key, "")
+            if neg[axis] and (not quote.strip() or quote not in reply):
+                # a quote of the reply; an empty reply has none, so it is named
+                evidence[key] = first.text if first else (reply.strip() or "(an empty reply)")
         if verdict.notes or verdict.void_reason:
             reasoning["guards"] = "; ".join(
                 ([f"void: {verdict.void_reason}"] if verdict.void_reason else [])

@@ -264,12 +264,12 @@ class _Context:
         return best
 
 
-class OfflineJudger(PlaysOfflineLanguages, Judger):
+class LexiconJudger(PlaysOfflineLanguages, Judger):
     """Rule-based MDEP-PR Judger; deterministic and explainable. See the module docstring."""
 
     def __init__(self, lexicon: Lexicon | None = None) -> None:
         self.lexicon = lexicon or load_lexicon()
-        self.name = f"offline-rules-v{self.lexicon.version}"
+        self.name = f"lexicon-rules-v{self.lexicon.version}"
         self._contexts: dict[tuple[str, int], _Context] = {}
 
     def describe(self) -> dict[str, str]:
@@ -365,7 +365,7 @@ class OfflineJudger(PlaysOfflineLanguages, Judger):
 
 @dataclass(frozen=True)
 class _Reading:
-    """What :meth:`OfflineJudger._rate` knows about a reply in this conversation, before rating.
+    """What :meth:`LexiconJudger._rate` knows about a reply in this conversation, before rating.
 
     ``engaged``: the reply names one of the user's key facts (that the user mentioned) or at
     least two content words of their last two messages; ``anchor`` quotes that (empty when not
@@ -578,3 +578,17 @@ def _fit_to_user(seen: _Reading, r: _Rating) -> None:
         quote = seen.view.reply[:80]
         r.penalty("A", -1, quote, f"tone mismatch: {n_words} words at someone in distress")
         r.penalty("C", -1, quote, "the point is lost in length")
+
+
+def __getattr__(name: str) -> object:
+    """``OfflineJudger``, this class's name before ``offline`` came to mean the reading judge,
+    still imports, with a deprecation warning."""
+    if name == "OfflineJudger":
+        import warnings
+
+        warnings.warn(
+            "OfflineJudger is now LexiconJudger (judger='lexicon'); judger='offline' is the "
+            "reading judge", DeprecationWarning, stacklevel=2,
+        )  # fmt: skip
+        return LexiconJudger
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

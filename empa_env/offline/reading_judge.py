@@ -138,7 +138,8 @@ class ReadingJudger(Judger):
         if not reply.strip():
             for f in verdict.penalties:
                 neg[f.axis] = min(neg[f.axis], f.level)
-                evidence[f"{f.axis}_Neg"] = f.quote
+                # an empty reply has nothing to quote: the evidence names it
+                evidence[f"{f.axis}_Neg"] = f.quote or "(an empty reply)"
                 reasoning[f"{f.axis}_Neg"] = f.reason
             reasoning["note"] = "empty reply"
             return Judgement(prog, neg, evidence, reasoning, judge=self.name)

@@ -29,11 +29,11 @@ from typing import Any
 
 import numpy as np
 
+from empa_env.policy import ChatMessage
 from empa_env.roles.views import JudgeProfile, JudgeView
 from epm.rubric import increment
 
-Messages = Sequence[dict[str, str]]
-Choose = Callable[[Any, Messages], str]
+Choose = Callable[[Any, Sequence[ChatMessage]], str]
 
 FRAMES: tuple[str, ...] = (
     "It sounds like {w} is weighing on you so much.",
@@ -85,7 +85,7 @@ GENERIC_LINES: tuple[str, ...] = (
 _WORD = re.compile(r"[A-Za-z][A-Za-z']{2,}")
 
 
-def slot_words(messages: Messages) -> list[str]:
+def slot_words(messages: Sequence[ChatMessage]) -> list[str]:
     """Every word of three letters or more of the user's last message (any word: the slots are
     content-blind)."""
     users = [m["content"] for m in messages if m["role"] == "user"]
@@ -94,7 +94,7 @@ def slot_words(messages: Messages) -> list[str]:
 
 
 def candidate_pool(
-    messages: Messages,
+    messages: Sequence[ChatMessage],
     rng: random.Random,
     k: int,
     frames: Sequence[str] = FRAMES,
@@ -168,7 +168,7 @@ class OracleSearch:
     seed: int = 0
     picks: Counter[str] = field(default_factory=Counter)
 
-    def __call__(self, env: Any, messages: Messages) -> str:
+    def __call__(self, env: Any, messages: Sequence[ChatMessage]) -> str:
         rng = random.Random(f"{self.seed}|{len(messages)}|{messages[-1]['content']}")
         options = candidate_pool(messages, rng, self.k, self.frames, self.lines)
         best = max(options, key=lambda r: oracle_gain(env, r))
@@ -191,7 +191,7 @@ def distilled_rotation(picks: Counter[str], top: int = 8) -> Choose:
     user's words in turn."""
     chosen = [t for t, _ in picks.most_common(top)] or list(GENERIC_LINES[:top])
 
-    def choose(env: Any, messages: Messages) -> str:
+    def choose(env: Any, messages: Sequence[ChatMessage]) -> str:
         turn = sum(1 for m in messages if m["role"] == "assistant")
         template = chosen[turn % len(chosen)]
         words = slot_words(messages)

@@ -18,7 +18,7 @@ from empa_env.offline.guards import (
     fluency_model,
     split_sentences,
 )
-from empa_env.offline.judger import OfflineJudger
+from empa_env.offline.judger import LexiconJudger
 from empa_env.roles.views import JudgeProfile, JudgeView, Message
 
 HISTORY = (
@@ -299,7 +299,7 @@ def test_sentence_splitting_keeps_verbatim_spans():
 
 def test_guarded_judger_applies_the_verdict_with_verbatim_evidence():
     case = next(c for c in load_suite("empa30-v1").cases if c.id == "empa30-029")
-    judge = GuardedJudger(OfflineJudger())
+    judge = GuardedJudger(LexiconJudger())
     assert "guards" in judge.describe() and "inner.name" in judge.describe()
     profile = JudgeProfile.from_case(case)
     history = (Message("user", case.voice.openings[0]),)
@@ -312,8 +312,9 @@ def test_guarded_judger_applies_the_verdict_with_verbatim_evidence():
         j = judge.judge(JudgeView(profile, history, reply, 1))
         for axis in "CAP":
             for kind, level in (("Prog", j.prog[axis]), ("Neg", j.neg[axis])):
-                if level:
-                    assert j.evidence[f"{axis}_{kind}"] in reply
+                if level:  # a verbatim quote; an empty reply has none, and is named
+                    quote = j.evidence[f"{axis}_{kind}"]
+                    assert quote in reply if reply else quote == "(an empty reply)"
     insult = judge.judge(
         JudgeView(profile, history, "No wonder you feel tired. You are hard to like.", 1)
     )

@@ -17,8 +17,7 @@ from baselines.policies.attuned.chinese import chinese_reply
 from baselines.policies.attuned.reading import FEELINGS, Event, Reading, read_message
 from baselines.policies.attuned.text import has_han, lower_words, sentence_case
 from empa_env.languages import ENGLISH_STOPWORDS
-
-Messages = Sequence[dict[str, str]]
+from empa_env.policy import ChatMessage
 
 #: How many earlier replies a template must not appear in.
 TEMPLATE_MEMORY = 8
@@ -51,7 +50,7 @@ class Conversation:
         return self.replies[-1] if self.replies else ""
 
 
-def conversation(messages: Messages) -> Conversation:
+def conversation(messages: Sequence[ChatMessage]) -> Conversation:
     users = [m["content"] for m in messages if m["role"] == "user"]
     replies = [m["content"] for m in messages if m["role"] == "assistant"]
     readings = [read_message(u) for u in users] or [read_message("")]
@@ -60,7 +59,7 @@ def conversation(messages: Messages) -> Conversation:
     )
 
 
-def plan_reply(messages: Messages) -> str:
+def plan_reply(messages: Sequence[ChatMessage]) -> str:
     """The attuned reply to ``messages`` (the conversation so far, ending with the user)."""
     users = [m["content"] for m in messages if m["role"] == "user"]
     if users and has_han(users[-1]):

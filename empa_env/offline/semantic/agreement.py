@@ -209,7 +209,7 @@ def judge_statement(descriptor: Mapping[str, str]) -> JudgeStatement:
         return JudgeStatement(name, text, agreement)
     if cls == "ReadingJudger":
         return _reading_statement(name, descriptor)
-    if cls == "OfflineJudger":
+    if cls == "LexiconJudger":
         return JudgeStatement(
             name,
             "The old phrase judge: it matches the reply against its own list of phrases and the "

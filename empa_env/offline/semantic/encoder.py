@@ -30,7 +30,6 @@ import importlib.util
 import os
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
@@ -512,17 +511,6 @@ class CachedEncoder:
 
     def __len__(self) -> int:
         return len(self._rows)
-
-
-@dataclass(frozen=True)
-class EncoderInfo:
-    """What identifies an encoder in a run fingerprint."""
-
-    tier: str
-    id: str
-    sha256: str
-    dim: int
-    languages: tuple[str, ...] | None
 
 
 _SHARED: dict[tuple[str, int], CachedEncoder] = {}

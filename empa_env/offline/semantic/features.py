@@ -25,11 +25,6 @@ Span = tuple[int, int]
 USER_WEIGHTS: tuple[float, ...] = (1.0, 0.5, 0.25)
 
 
-def feature_dim(dim: int) -> int:
-    """Width of a feature row for an encoder of ``dim`` dimensions."""
-    return 5 * dim + 1
-
-
 def user_vector(rows: np.ndarray) -> np.ndarray:
     """Combine the embeddings of the user's messages (oldest first) into one unit vector."""
     if rows.shape[0] == 0:
