@@ -287,6 +287,17 @@ def schema_versions(run_info: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _env_id(config: Mapping[str, Any]) -> str | None:
+    """The versioned id the run's environment behaves as (``EMPA-Bench-v1``, or that id with
+    what differs); ``None`` for a store written before the environment was described."""
+    from empa_env.versions import id_for
+
+    described = config.get("env")
+    if not isinstance(described, Mapping):
+        return None
+    return id_for(described, str(config.get("suite", "")))
+
+
 def results_document(
     run_dir: str | Path,
     config: Mapping[str, Any],
@@ -306,6 +317,7 @@ def results_document(
         "run_dir": str(run_dir),
         "written_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "fingerprint": info.get("fingerprint"),
+        "env_id": _env_id(config),
         "created_at": info.get("created_at"),
         "config": dict(config),
         "versions": dependency_versions(),

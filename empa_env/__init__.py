@@ -1,11 +1,12 @@
 """empa-gym's simulation: the EMPA environment, its roles, backends and cases.
 
-Importing this package registers the Gymnasium ids:
+Importing this package registers the Gymnasium ids (:mod:`empa_env.versions` lists them all):
 
-* ``EMPA-v0``: episodes on the generated training pool (never the benchmark suite);
-* ``EMPA-Bench-v0``: episodes on the 30-case benchmark suite ``empa30-v1``.
+* ``EMPA-v1``: episodes on the generated training pool (never the benchmark suite);
+* ``EMPA-Bench-v1``: episodes on the 30-case benchmark suite ``empa30-v1``;
+* ``EMPA-v1``, ``EMPA-Bench-v1``: the same pools with v0's judge (see :mod:`empa_env.versions`).
 
-``gymnasium.make("empa_env:EMPA-v0")`` imports the package for you.
+``gymnasium.make("empa_env:EMPA-v1")`` imports the package for you.
 
 The public names below (``EMPAEnv``, ``Case``, the role interfaces, ...) are loaded on first
 access, so that light entry points such as ``empa --help`` do not pay for the simulation's imports.
@@ -15,9 +16,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import gymnasium
-
 from empa_env.lazy import lazy_exports
+from empa_env.versions import BENCHMARK_ID, BENCHMARK_SUITE, TRAINING_ID, register_all
 
 if TYPE_CHECKING:
     from empa_env.cases.schema import Case
@@ -40,13 +40,7 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-BENCHMARK_SUITE = "empa30-v1"
-
-for _env_id, _pool in (("EMPA-v0", "generated"), ("EMPA-Bench-v0", BENCHMARK_SUITE)):
-    if _env_id not in gymnasium.registry:
-        gymnasium.register(
-            id=_env_id, entry_point="empa_env.env:EMPAEnv", kwargs={"case_pool": _pool}
-        )
+register_all()
 
 #: Public name -> the module that defines it.
 _LAZY: dict[str, str] = {
@@ -79,7 +73,7 @@ _LAZY: dict[str, str] = {
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 __all__ = [
-    "BENCHMARK_SUITE", "Actor", "ActorView", "Case", "Director", "DirectorAction", "DirectorView",
-    "EMPAEnv", "EnvConfig", "EnvContext", "FunctionPolicy", "JudgeView", "Judgement", "Judger",
+    "BENCHMARK_ID", "BENCHMARK_SUITE", "TRAINING_ID", "Actor", "ActorView", "Case", "Director",
+    "DirectorAction", "DirectorView", "EMPAEnv", "EnvConfig", "EnvContext", "FunctionPolicy", "JudgeView", "Judgement", "Judger",
     "LLMOptions", "Message", "Policy", "Trajectory", "__version__", "load_policy",
 ]  # fmt: skip

@@ -93,7 +93,7 @@ def _phrase(item: str, kind: str, texts: Sequence[str]) -> str | None:
     return f"your {item}" if owned else f"the {item}"
 
 
-def _topics(messages: Messages) -> tuple[list[str], str | None]:
+def topics(messages: Messages) -> tuple[list[str], str | None]:
     """The two or three most salient people and things of the user's latest message (as noun
     phrases), and the feeling they named last."""
     users = [m["content"] for m in messages if m["role"] == "user"]
@@ -125,7 +125,7 @@ class ReflectivePolicy(StatelessPolicy):
 
     def reply(self, messages: Messages) -> str:
         turn = sum(1 for m in messages if m["role"] == "assistant")
-        phrases, feeling = _topics(messages)
+        phrases, feeling = topics(messages)
         if len(phrases) < 2:
             phrases = (phrases + ["what happened", "how it has been for you"])[:2]
         x, y = phrases[0], phrases[1]
@@ -140,4 +140,4 @@ class ReflectivePolicy(StatelessPolicy):
         return " ".join(p[:1].upper() + p[1:] for p in parts)
 
 
-__all__ = ["ReflectivePolicy"]
+__all__ = ["FEELING_WORDS", "ReflectivePolicy", "topics"]

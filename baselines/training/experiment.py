@@ -1,26 +1,32 @@
-"""The CPU experiment: MICA vs GRPO vs REINFORCE++ on a strategy-level policy (a student's check
-of the MICA paper's Table 1 claim, at toy scale).
+"""The CPU experiment: the MICA paper's training claim (Table 1, Fig. 5) in miniature.
 
 A :mod:`strategy <baselines.training.strategy>` policy (an MLP over conversation features choosing
-one of ten reply strategies) is trained on the offline training pool (``EMPA-v0``) with each
-advantage estimator under the same budget (iterations x B cases x K rollouts), from the same
-initialisation per seed, with the paper's loss ``-mean(A_t log pi(a_t | h_t))`` (one on-policy
-step per batch, so the clipped ratio is 1 and the loss is exactly this). Each trained policy then
-plays the 30-case suite (``EMPA-Bench-v0``) greedily, one episode per case. Reported: Pass (cases
-ending in success, of 30) and Score (mean EPM-Index), mean +- sd over seeds, as in Table 1, and
-the training curves.
+one of 22 reply strategies: attending ones, whose slots hold what the user told as the one reading
+of the conversation gives it, and content-blind ones) is trained on the offline training pool
+(:data:`empa_env.TRAINING_ID`) with each advantage estimator under the same budget (iterations x
+B cases x K rollouts), from the same initialisation per seed, with the paper's loss
+``-mean(A_t log pi(a_t | h_t))`` (one on-policy step per batch, so the clipped ratio is 1 and the
+loss is exactly this). Each trained policy then plays the 30-case suite
+(:data:`empa_env.BENCHMARK_ID`), one episode per case, sampling its strategies and greedily.
+Reported: Pass (cases ending in success, of 30), Score (mean EPM-Index) and turns, mean and 95%
+interval over seeds, as in Table 1; the training curves; the gradient norm over training (Fig. 5);
+how the policies' share of content-blind strategies moves. The roles and reward are chosen with
+the same specs as everywhere (``--judger``, ``--actor``, ``--director``, ``--reward``) and the run
+records the versioned id and behaviour digest of the environment it ran on.
 
-    python -m baselines.training.experiment --iterations 40 --seeds 0 1 2 --out runs/strategy
+    python -m baselines.training.experiment --out runs/strategy
+    python -m baselines.training.experiment --write-up runs/strategy   # the write-up, again
+
+The write-up (:mod:`baselines.training.experiment_report`) is generated from the run directory.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +35,14 @@ import pandas as pd
 
 from baselines.advantages import AdvantageConfig
 from baselines.training.strategy import (
+    CONTENT_BLIND,
     STRATEGY_NAMES,
     EpisodeBatch,
     StrategyTurns,
     build_policy,
 )
-from empa_env.atomic import atomic_open, atomic_write
 from empa_env.rollout import Step, play_lockstep
+from empa_env.versions import BENCHMARK_ID, TRAINING_ID
 
 METHODS: dict[str, str] = {
     "grpo": "GRPO",
@@ -49,23 +56,30 @@ METHODS: dict[str, str] = {
 
 @dataclass
 class ExperimentConfig:
-    """Budget and settings shared by every method (the comparison is at equal budget)."""
+    """Budget and settings shared by every method (the comparison is at equal budget).
 
-    methods: tuple[str, ...] = ("grpo", "reinforce_pp_traj", "reinforce_pp_idr_batch", "mica")
+    ``roles`` are the environment's role and reward specs (``{"judger": "lexicon"}``, ...),
+    applied to the training and the evaluation environment alike; ``train_env_kwargs`` and
+    ``eval_env_kwargs`` add what only one of them gets (e.g. a shorter training episode)."""
+
+    methods: tuple[str, ...] = tuple(METHODS)
     seeds: tuple[int, ...] = (0, 1, 2)
-    iterations: int = 40
-    cases_per_batch: int = 8
+    iterations: int = 12
+    cases_per_batch: int = 3
     rollouts: int = 4
-    learning_rate: float = 0.01
-    entropy_coef: float = 0.0
+    learning_rate: float = 0.02
+    entropy_coef: float = 0.01
     alpha: float = 0.5
     gamma: float = 0.95
     hidden: int = 64
-    train_env: str = "EMPA-v0"
-    eval_env: str = "EMPA-Bench-v0"
-    train_env_kwargs: dict[str, Any] = field(default_factory=dict)
+    train_env: str = TRAINING_ID
+    eval_env: str = BENCHMARK_ID
+    roles: dict[str, Any] = field(default_factory=dict)
+    train_env_kwargs: dict[str, Any] = field(default_factory=lambda: {"max_turns": 16})
     eval_env_kwargs: dict[str, Any] = field(default_factory=dict)
     eval_seed: int = 12345
+    #: Also evaluate each policy greedily (its most likely strategy every turn).
+    greedy_eval: bool = False
     #: Play the training episodes on this many Ray actors (``baselines.training.ray_rollouts``;
     #: the ``ray`` extra); 0 = in this process. With workers, each episode samples from its own
     #: generator, so results are the same for any number of workers (not the same as 0's).
@@ -129,6 +143,7 @@ def play(
         out.rewards[bi, ki, :t] = rewards[i]
         out.feats[bi, ki, :t] = np.stack(feats[i])
         out.actions[bi, ki, :t] = actions[i]
+    out.episodes = list(episodes)
     return out
 
 
@@ -158,7 +173,21 @@ def _summary(batch: EpisodeBatch) -> dict[str, float]:
         "turns": float(batch.lengths.mean()),
         "success_rate": float(np.mean([bool(e.get("success")) for e in batch.epm])),
         "epm_index": float(np.mean([e.get("EPM_Index") or 0.0 for e in batch.epm])),
+        "content_blind_share": float(CONTENT_BLIND[batch.actions[mask]].mean()),
     }
+
+
+def _env_kwargs(cfg: ExperimentConfig, which: str) -> dict[str, Any]:
+    extra = cfg.train_env_kwargs if which == "train" else cfg.eval_env_kwargs
+    return {**cfg.roles, **extra}
+
+
+def _grad_norm(net: Any) -> float:
+    """The L2 norm of the whole gradient (Fig. 5's "gradient norm")."""
+    import torch
+
+    grads = [p.grad.detach().ravel() for p in net.parameters() if p.grad is not None]
+    return float(torch.linalg.vector_norm(torch.cat(grads))) if grads else 0.0
 
 
 def train_method(method: str, seed: int, cfg: ExperimentConfig) -> tuple[Any, pd.DataFrame]:
@@ -174,9 +203,9 @@ def train_method(method: str, seed: int, cfg: ExperimentConfig) -> tuple[Any, pd
     if cfg.rollout_workers:
         from baselines.training.ray_rollouts import RayRolloutPool
 
-        workers = RayRolloutPool(cfg.rollout_workers, cfg.train_env, cfg.train_env_kwargs)
+        workers = RayRolloutPool(cfg.rollout_workers, cfg.train_env, _env_kwargs(cfg, "train"))
     local_envs = 1 if workers is not None else n_envs  # with workers, one to read the pool
-    envs = [_make_env(cfg.train_env, cfg.train_env_kwargs) for _ in range(local_envs)]
+    envs = [_make_env(cfg.train_env, _env_kwargs(cfg, "train")) for _ in range(local_envs)]
     pool = [c.id for c in envs[0].unwrapped.cases]
     max_turns = envs[0].unwrapped.config.ending.max_turns
     rng = np.random.default_rng(seed)
@@ -200,10 +229,11 @@ def train_method(method: str, seed: int, cfg: ExperimentConfig) -> tuple[Any, pd
         loss = pg_loss(net, batch, adv, cfg.entropy_coef)
         opt.zero_grad()
         loss.backward()
+        grad_norm = _grad_norm(net)
         opt.step()
         rows.append(
             {"method": method, "seed": seed, "iteration": it + 1, "episodes": (it + 1) * n_envs,
-             "loss": loss.item(), **_summary(batch)}
+             "loss": loss.item(), "grad_norm": grad_norm, **_summary(batch)}
         )  # fmt: skip
     for env in envs:
         env.close()
@@ -214,9 +244,9 @@ def train_method(method: str, seed: int, cfg: ExperimentConfig) -> tuple[Any, pd
 
 def evaluation_envs(cfg: ExperimentConfig) -> list[Any]:
     """One environment per case of the evaluation suite (:func:`evaluate` resets each)."""
-    env0 = _make_env(cfg.eval_env, cfg.eval_env_kwargs)
+    env0 = _make_env(cfg.eval_env, _env_kwargs(cfg, "eval"))
     cases = env0.unwrapped.cases
-    return [env0] + [_make_env(cfg.eval_env, cfg.eval_env_kwargs) for _ in cases[1:]]
+    return [env0] + [_make_env(cfg.eval_env, _env_kwargs(cfg, "eval")) for _ in cases[1:]]
 
 
 def evaluate(
@@ -245,36 +275,91 @@ def evaluate(
     df.attrs["strategy_share"] = dict(
         zip(STRATEGY_NAMES, (counts / counts.sum()).round(3).tolist(), strict=True)
     )
+    df.attrs["content_blind_share"] = round(float(counts[CONTENT_BLIND].sum() / counts.sum()), 3)
+    df.attrs["transcripts"] = [
+        transcript(e, STRATEGY_NAMES, batch.actions[i, 0, : batch.lengths[i, 0]])
+        for i, e in enumerate(batch.episodes)
+    ]
     return df
+
+
+def transcript(episode: Any, names: Sequence[str], actions: Any) -> dict[str, Any]:
+    """One evaluation episode as the write-up prints it: the opening, then per turn the strategy
+    chosen, the reply, the user's answer and the reward; the ending and the EPM-Index."""
+    epm = episode.info.get("epm") or {}
+    return {
+        "case_id": episode.case_id,
+        "opening": episode.opening,
+        "turns": [
+            {"strategy": names[int(a)], "reply": s.reply, "user": s.user_message,
+             "reward": round(float(s.reward), 3)}
+            for a, s in zip(actions, episode.steps, strict=True)
+        ],
+        "outcome": str(epm.get("outcome", "")),
+        "success": bool(epm.get("success")),
+        "EPM_Index": round(float(epm.get("EPM_Index") or 0.0), 2),
+    }  # fmt: skip
+
+
+#: The scripted honest policies the trained ones are measured against (their best is the bar).
+SCRIPTED_REFERENCES: tuple[str, ...] = ("scripted:reflective", "scripted:attuned")
+
+
+def scripted_reference(spec: str, cfg: ExperimentConfig) -> dict[str, Any]:
+    """One episode per evaluation case of the scripted policy ``spec`` (same seeds as the
+    trained policies' evaluation): its Pass, Score and turns."""
+    from baselines.policies.scripted import scripted_policy
+
+    policy = scripted_policy(spec.removeprefix("scripted:"))
+    envs = evaluation_envs(cfg)
+    cases = [c.id for c in envs[0].unwrapped.cases]
+    episodes = play_lockstep(
+        envs, lambda histories: [policy.reply(h) for h in histories], cases=cases,
+        seeds=[cfg.eval_seed * 10_007 + i for i in range(len(cases))],
+    )  # fmt: skip
+    for env in envs:
+        env.close()
+    epm = [e.info.get("epm") or {} for e in episodes]
+    return {
+        "policy": spec, "pass": sum(bool(e.get("success")) for e in epm),
+        "score": float(np.mean([float(e.get("EPM_Index") or 0.0) for e in epm])),
+        "turns": float(np.mean([len(e.steps) for e in episodes])),
+    }  # fmt: skip
 
 
 def _job(args: tuple[str, int, ExperimentConfig]) -> dict[str, Any]:
     method, seed, cfg = args
+    if method.startswith("scripted:"):
+        return scripted_reference(method, cfg)
     t0 = time.perf_counter()
     if method == "base":
         net, curve = build_policy(cfg.hidden, seed=seed), pd.DataFrame()
     else:
         net, curve = train_method(method, seed, cfg)
-    envs = evaluation_envs(cfg)  # both evaluations reset and reuse them
-    ev = evaluate(net, cfg, envs=envs)
-    greedy = evaluate(net, cfg, greedy=True, envs=envs)
-    for env in envs:
-        env.close()
+    out: dict[str, Any] = {}
+    if cfg.greedy_eval:
+        greedy = evaluate(net, cfg, greedy=True)
+        out = {"greedy_pass": int(greedy["success"].sum()),
+               "greedy_score": float(greedy["EPM_Index"].mean())}  # fmt: skip
+    ev = evaluate(net, cfg)
     return {
         "method": method, "seed": seed, "pass": int(ev["success"].sum()),
-        "score": float(ev["EPM_Index"].mean()), "turns": float(ev["turns"].mean()),
-        "greedy_pass": int(greedy["success"].sum()),
-        "greedy_score": float(greedy["EPM_Index"].mean()),
+        "score": float(ev["EPM_Index"].mean()), "turns": float(ev["turns"].mean()), **out,
+        "content_blind_share": ev.attrs["content_blind_share"],
         "strategy_share": ev.attrs["strategy_share"], "seconds": time.perf_counter() - t0,
-        "curve": curve.to_dict("records"),
+        "curve": curve.to_dict("records"), "transcripts": ev.attrs["transcripts"],
     }  # fmt: skip
 
 
 def run(
-    cfg: ExperimentConfig, workers: int = 1, include_base: bool = True
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Every (method, seed); returns ``(results, curves)`` DataFrames."""
-    jobs = [
+    cfg: ExperimentConfig, workers: int = 1, include_base: bool = True,
+    references: Sequence[str] = (),
+) -> tuple[pd.DataFrame, pd.DataFrame]:  # fmt: skip
+    """Every (method, seed); returns ``(results, curves)`` DataFrames (``results.attrs
+    ["transcripts"]``: each run's evaluation episodes, keyed ``"method/seed"``;
+    ``results.attrs["references"]``: a row (dict) per scripted policy of ``references``, played
+    in the same pool of workers)."""
+    jobs = [(spec, 0, cfg) for spec in references] + [
         (m, s, cfg)
         for m in ((("base",) if include_base else ()) + tuple(cfg.methods))
         for s in cfg.seeds
@@ -286,14 +371,36 @@ def run(
             outs = pool.map(_job, jobs)
     else:
         outs = [_job(j) for j in jobs]
+    scripted = [o for o in outs if "policy" in o]
+    outs = [o for o in outs if "policy" not in o]
     curves = pd.DataFrame([row for o in outs for row in o.pop("curve")])
-    return pd.DataFrame(outs), curves
+    transcripts = {f"{o['method']}/{o['seed']}": o.pop("transcripts") for o in outs}
+    results = pd.DataFrame(outs)
+    results.attrs["transcripts"] = transcripts
+    results.attrs["references"] = scripted
+    return results, curves
 
 
 def _mean_sd(values: pd.Series) -> str:
     """``mean ± sd`` (sample sd over seeds; 0 for a single seed)."""
     sd = values.std(ddof=1) if len(values) > 1 else 0.0
     return f"{values.mean():.1f} ± {sd:.1f}"
+
+
+def interval(values: pd.Series, level: float = 0.95) -> tuple[float, float]:
+    """The ``level`` t-interval of the mean over seeds (the mean twice for a single seed)."""
+    from scipy import stats
+
+    n, mean = len(values), float(values.mean())
+    if n < 2:
+        return mean, mean
+    half = float(stats.t.ppf(0.5 + level / 2, n - 1) * values.std(ddof=1) / np.sqrt(n))
+    return mean - half, mean + half
+
+
+def _mean_ci(values: pd.Series) -> str:
+    lo, hi = interval(values)
+    return f"{values.mean():.1f} [{lo:.1f}, {hi:.1f}]"
 
 
 def table(results: pd.DataFrame) -> pd.DataFrame:
@@ -313,6 +420,10 @@ def table(results: pd.DataFrame) -> pd.DataFrame:
         if "greedy_pass" in sub:
             row["Pass (greedy)"] = _mean_sd(sub["greedy_pass"])
             row["Score (greedy)"] = _mean_sd(sub["greedy_score"])
+        if len(sub) > 1:
+            row["Score 95% CI"] = _mean_ci(sub["score"])
+        if "content_blind_share" in sub:
+            row["Content-blind share"] = f"{sub['content_blind_share'].mean():.2f}"
         rows.append({**row, "Seeds": len(sub)})
     return pd.DataFrame(rows)
 
@@ -325,16 +436,12 @@ def markdown(df: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def figure(curves: pd.DataFrame, metric: str = "return", window: int = 5) -> Any:
-    """Learning curves: ``metric`` vs training episodes, mean over seeds with a +- sd band."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-    for ax, col, label in ((axes[0], metric, "episode return (sum of IDR)"),
-                           (axes[1], "success_rate", "training success rate")):  # fmt: skip
+def _panels(
+    axes: Sequence[Any], curves: pd.DataFrame, columns: Sequence[tuple[str, str]], window: int
+) -> None:
+    """One panel per ``(column, label)``: the column vs training episodes, one line per method
+    (mean over seeds of a ``window``-iteration rolling mean, with a +- sd band)."""
+    for ax, (col, label) in zip(axes, columns, strict=True):
         for method, sub in curves.groupby("method", sort=False):
             smooth = (
                 sub.sort_values("iteration")
@@ -351,6 +458,25 @@ def figure(curves: pd.DataFrame, metric: str = "return", window: int = 5) -> Any
         ax.set_ylabel(label)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
+
+
+def figure(curves: pd.DataFrame, metric: str = "return", window: int = 5) -> Any:
+    """Learning curves: ``metric``, the training episodes' EPM-Index (or success rate) and (when
+    recorded) the share of content-blind strategies vs training episodes, mean over seeds with a
+    +- sd band."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    columns = [(metric, "episode return (sum of IDR)")]
+    # the training episodes' EPM-Index where recorded (capped episodes rarely reach success)
+    columns.append(("epm_index", "EPM-Index of the training episodes") if "epm_index" in curves
+                   else ("success_rate", "training success rate"))  # fmt: skip
+    if "content_blind_share" in curves:
+        columns.append(("content_blind_share", "share of content-blind strategies"))
+    fig, axes = plt.subplots(1, len(columns), figsize=(5.5 * len(columns), 4))
+    _panels(axes, curves, columns, window)
     fig.suptitle(
         f"Strategy-level policy on the offline EMPA pool (mean ± sd over seeds, window {window})"
     )
@@ -358,19 +484,60 @@ def figure(curves: pd.DataFrame, metric: str = "return", window: int = 5) -> Any
     return fig
 
 
+#: Fig. 5's comparison: the mixed advantage against its two halves.
+FIG5_METHODS = ("mica", "group", "turn")
+
+
+def gradient_figure(curves: pd.DataFrame, window: int = 3) -> Any:
+    """The Fig. 5 analogue: episode return and gradient norm over training for the mixed (MICA),
+    group-level and turn-level advantages."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sub = curves[curves["method"].isin(FIG5_METHODS)]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    _panels(axes, sub, [("return", "episode return (sum of IDR)"),
+                        ("grad_norm", "gradient norm")], window)  # fmt: skip
+    fig.suptitle(f"Mixed vs group-level vs turn-level advantage (mean ± sd, window {window})")
+    fig.tight_layout()
+    return fig
+
+
+def _capped(max_turns: int | None) -> dict[str, Any]:
+    """Environment options that cap an episode at ``max_turns`` (and let one that short end
+    from its middle on: the preset's ``min_turns`` is 12)."""
+    if not max_turns:
+        return {}
+    if max_turns >= 12:
+        return {"max_turns": max_turns}
+    return {"max_turns": max_turns, "epm_overrides": {"min_turns": max(1, max_turns // 2)}}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="The run directory gets results.csv, curves.csv, config.json, transcripts.json, "
+        "the figures and the write-up strategy_experiment.md (generated; --write-up DIR "
+        "regenerates it from those files).",
+    )
     parser.add_argument(
         "--methods", nargs="+", default=list(ExperimentConfig.methods), choices=list(METHODS)
     )
-    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    parser.add_argument("--iterations", type=int, default=40)
-    parser.add_argument("--cases-per-batch", type=int, default=8)
-    parser.add_argument("--rollouts", type=int, default=4)
-    parser.add_argument("--learning-rate", type=float, default=0.01)
-    parser.add_argument("--entropy-coef", type=float, default=0.0)
-    parser.add_argument("--max-turns", type=int, default=None, help="training episodes' cap")
-    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--seeds", nargs="+", type=int, default=list(ExperimentConfig.seeds))
+    parser.add_argument("--iterations", type=int, default=ExperimentConfig.iterations)
+    parser.add_argument("--cases-per-batch", type=int, default=ExperimentConfig.cases_per_batch)
+    parser.add_argument("--rollouts", type=int, default=ExperimentConfig.rollouts)
+    parser.add_argument("--learning-rate", type=float, default=ExperimentConfig.learning_rate)
+    parser.add_argument("--entropy-coef", type=float, default=ExperimentConfig.entropy_coef)
+    parser.add_argument(
+        "--max-turns", type=int, default=16, help="training episodes' cap (evaluation: the suite's)"
+    )
+    for role in ("actor", "director", "judger"):
+        parser.add_argument(f"--{role}", default=None, help=f"{role} spec (default: the id's)")
+    parser.add_argument("--reward", default=None, help="reward kind (default: the id's, idr)")
+    parser.add_argument("--workers", type=int, default=2, help="processes (one job each)")
     parser.add_argument(
         "--rollout-workers",
         type=int,
@@ -379,36 +546,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         "cluster); use with --workers 1",
     )
     parser.add_argument("--no-base", action="store_true")
+    parser.add_argument(
+        "--greedy", action="store_true", help="also evaluate each policy greedily (Pass/Score)"
+    )
     parser.add_argument("--out", default="runs/strategy_experiment")
+    parser.add_argument(
+        "--write-up", metavar="RUN_DIR", default=None,
+        help="only (re)write RUN_DIR's write-up and figures from its files, and stop",
+    )  # fmt: skip
+    parser.add_argument(
+        "--readme", metavar="README", default=None,
+        help="with --write-up: also rewrite README's generated block (the table and the claims)",
+    )  # fmt: skip
     a = parser.parse_args(argv)
+    from baselines.training.experiment_report import WRITE_UP, write_readme, write_run, write_up
+
+    if a.write_up:
+        print(f"wrote {write_up(Path(a.write_up))}")
+        if a.readme:
+            write_readme(Path(a.readme), Path(a.write_up), f"{a.write_up.rstrip('/')}/{WRITE_UP}")
+            print(f"wrote the generated block of {a.readme}")
+        return 0
+    roles = {k: getattr(a, k) for k in ("actor", "director", "judger", "reward") if getattr(a, k)}
     cfg = ExperimentConfig(
         methods=tuple(a.methods), seeds=tuple(a.seeds), iterations=a.iterations,
         cases_per_batch=a.cases_per_batch, rollouts=a.rollouts, learning_rate=a.learning_rate,
-        entropy_coef=a.entropy_coef, rollout_workers=a.rollout_workers,
-        train_env_kwargs={"max_turns": a.max_turns} if a.max_turns else {},
+        entropy_coef=a.entropy_coef, rollout_workers=a.rollout_workers, roles=roles,
+        greedy_eval=a.greedy,
+        train_env_kwargs=_capped(a.max_turns),
     )  # fmt: skip
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    results, curves = run(cfg, workers=a.workers, include_base=not a.no_base)
-    tab = table(results)
-    for name, frame in (("results.csv", results), ("curves.csv", curves)):
-        with atomic_open(out / name) as fh:
-            frame.to_csv(fh, index=False)
-    atomic_write(out / "table.md", markdown(tab) + "\n")
-    probe = _make_env(cfg.eval_env, cfg.eval_env_kwargs)
-    meta = {
-        **asdict(cfg),
-        "env": probe.unwrapped.describe()["roles"],
-        "seconds": time.perf_counter() - t0,
-    }
-    probe.close()
-    atomic_write(out / "config.json", json.dumps(meta, indent=2, default=str))
-    if not curves.empty:
-        with atomic_open(out / "learning_curves.png", "wb") as fh:
-            figure(curves).savefig(fh, format="png", dpi=120)
-    print(tab.to_string(index=False))
-    print(f"\n{len(results)} runs in {time.perf_counter() - t0:.0f} s; outputs in {out}/")
+    results, curves = run(
+        cfg, workers=a.workers, include_base=not a.no_base, references=SCRIPTED_REFERENCES
+    )
+    references = pd.DataFrame(results.attrs["references"])
+    seconds = time.perf_counter() - t0
+    path = write_run(out, cfg, results, curves, references, seconds)
+    print(table(results).to_string(index=False))
+    print(f"\n{len(results)} runs in {seconds:.0f} s; write-up {path}")
     return 0
 
 

@@ -1,11 +1,20 @@
 """A strategy-level policy for the CPU experiment: a small torch network picks a reply strategy.
 
 The action space is a fixed menu of reply strategies written for this experiment (not tuned
-against the Judger's rules, which the policy never sees). A strategy turns the conversation into
-a reply by filling one of its phrasings with the user's own recent words and the feeling they
-named; the variants keep the wording fresh across a long episode. Some strategies are good at the
-right moment (validating, clarifying, reframing, affirming, handing agency back, advising once
-rapport exists), some are poor choices at any time (platitudes, lecturing, templated cheer).
+against the Judger's rules, which the policy never sees). A strategy is a *way* of replying
+(validating, clarifying, reframing, affirming, handing agency back, advising; or a platitude, a
+lecture, templated cheer) and a *way of filling its slots*:
+
+* ``reading``: the slots hold what the user told, read with the environment's one reading of a
+  conversation (:func:`baselines.policies.reflective.topics`: the most salient people and things
+  of their last message, as noun phrases, and the feeling they named): the attending strategies;
+* ``words``: the slots hold two arbitrary content words of their last messages (the feeling from
+  a fixed list): slot-filling that looks attentive and is content-blind;
+* ``none``: a generic line with no slot at all.
+
+The same phrasings serve the ``reading`` and ``words`` kinds, so what separates them is only what
+goes in the slots; :func:`family` says which of the two families (attending, content-blind) a
+strategy is in, and the experiment reports how the trained policies' share of each moves.
 
 The policy sees only the conversation, through :func:`features`: the turn index, which
 strategies it used and how recently, and surface cues of the user's last message (length,
@@ -18,19 +27,21 @@ import random
 import re
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from empa_env.policy import ChatMessage
 from empa_env.rollout import RolloutHooks, Step
 
 if TYPE_CHECKING:
     from torch import nn
 
-Message = dict[str, str]
 
 _WORD = re.compile(r"[a-z][a-z']+")
+#: The first letter of a sentence (of the text, or after a full stop).
+_SENTENCE_START = re.compile(r"(?:^|(?<=[.!?] ))[a-z]")
 _STOP = frozenset(
     ("about", "after", "again", "also", "always", "anything", "because", "been", "being",
      "cannot", "could", "didn't", "does", "doesn't", "don't", "even", "every", "everyone",
@@ -64,9 +75,36 @@ _GUARDED = (
 _THANKS = ("thank", "helps", "that's true", "you're right", "maybe you're", "i never thought")
 
 
+#: How many of the policy's own latest replies a phrasing should not come back within.
+FRESH_WITHIN = 12
+_SLOT = re.compile(r"\{[a-z]+\}")
+
+
+def _fresh(phrasings: Sequence[str], messages: Sequence[ChatMessage]) -> Sequence[str]:
+    """The phrasings not used in the policy's last :data:`FRESH_WITHIN` replies (all of them
+    when every one was): a phrasing is used when each of its fixed fragments of two words or
+    more is in one reply."""
+    recent = [m["content"].lower() for m in messages if m["role"] == "assistant"][-FRESH_WITHIN:]
+    if not recent:
+        return phrasings
+
+    def used(phrasing: str) -> bool:
+        parts = [p.strip(" .,;:?!").lower() for p in _SLOT.split(phrasing)]
+        parts = [p for p in parts if " " in p]
+        return bool(parts) and any(all(p in r for p in parts) for r in recent)
+
+    unused = [p for p in phrasings if not used(p)]
+    return unused or phrasings
+
+
+#: How a strategy fills its slots (see the module docstring).
+SlotFill = Literal["reading", "words", "none"]
+
+
 @dataclass(frozen=True)
 class Strategy:
-    """A named way of replying; ``phrasings`` use ``{a}``, ``{b}`` (the user's words), ``{feel}``.
+    """A named way of replying; ``phrasings`` use ``{a}``, ``{b}`` (two things of the user's)
+    and ``{feel}``, filled as ``slots`` says.
 
     A compound strategy has no phrasings of its own but ``parts``: its reply is one sentence of
     each part, in order (e.g. validate, then ask a clarifying question).
@@ -75,18 +113,27 @@ class Strategy:
     name: str
     phrasings: tuple[str, ...] = ()
     parts: tuple[Strategy, ...] = ()
+    slots: SlotFill = "words"
 
-    def reply(self, messages: Sequence[Message], rng: random.Random) -> str:
+    def reply(self, messages: Sequence[ChatMessage], rng: random.Random) -> str:
         if self.parts:
             return " ".join(p.reply(messages, rng) for p in self.parts)
-        a, b = user_words(messages)
-        feel = last_feeling(messages)
-        return rng.choice(self.phrasings).format(a=a, b=b, feel=feel)
+        phrasing = rng.choice(_fresh(self.phrasings, messages))
+        if self.slots == "none":
+            return phrasing
+        a, b, feel = (reading_slots if self.slots == "reading" else word_slots)(messages)
+        text = phrasing.format(a=a, b=b, feel=feel)
+        return _SENTENCE_START.sub(lambda m: m.group(0).upper(), text)
+
+    def with_slots(self, slots: SlotFill, name: str = "") -> Strategy:
+        """The same strategy filling its slots another way."""
+        parts = tuple(p.with_slots(slots) for p in self.parts)
+        return Strategy(name or self.name, self.phrasings, parts, slots)
 
 
 SINGLE_STRATEGIES: tuple[Strategy, ...] = (
     Strategy("validate", (
-        "That sounds so {feel}. No wonder you feel {feel}, with {a} and {b} on you.",
+        "No wonder you feel {feel}, with {a} and {b} on you.",
         "Of course you feel {feel}. Carrying {a} and {b} like this would wear anyone down.",
         "It makes sense that you feel {feel} about {a}; {b} has been a lot.",
         "That's heavy. Feeling {feel} after {a} and {b} is understandable.",
@@ -102,7 +149,7 @@ SINGLE_STRATEGIES: tuple[Strategy, ...] = (
         "It seems like {a} and {b} are tangled together for you. Which comes first?",
     )),
     Strategy("resonate", (
-        "I wonder if, underneath the {feel}, part of you feels alone with {a}.",
+        "I wonder if, underneath feeling {feel}, part of you feels alone with {a}.",
         "Maybe deep down {a} touches something older than {b}, something like being unseen.",
         "Part of you might be grieving {a}, not just feeling {feel} about {b}.",
         "Beneath all of {a}, I wonder if there's a fear that {b} says something about you.",
@@ -155,6 +202,22 @@ SINGLE_STRATEGIES: tuple[Strategy, ...] = (
         "Chin up! {a} is just a bump in the road!",
     )),
 )  # fmt: skip
+GENERIC_STRATEGIES: tuple[Strategy, ...] = (
+    Strategy("generic comfort", (
+        "That sounds really hard. I'm here and I'm listening.",
+        "I'm sorry you're going through this. It sounds like a lot.",
+        "That must be difficult. Thank you for telling me.",
+        "It sounds like things have been heavy lately.",
+        "I hear you. That's not easy to carry.",
+    ), slots="none"),
+    Strategy("generic question", (
+        "Can you tell me more about what happened?",
+        "How are you feeling about all of it right now?",
+        "What has been the hardest part for you?",
+        "What's on your mind most today?",
+        "How long has this been going on?",
+    ), slots="none"),
+)  # fmt: skip
 _BY_NAME = {s.name: s for s in SINGLE_STRATEGIES}
 
 
@@ -162,8 +225,7 @@ def _compound(*names: str) -> Strategy:
     return Strategy("+".join(names), parts=tuple(_BY_NAME[n] for n in names))
 
 
-#: The action space: ten single strategies and six two-part ones.
-STRATEGIES: tuple[Strategy, ...] = SINGLE_STRATEGIES + (
+_COMPOUNDS = (
     _compound("validate", "clarify"),
     _compound("clarify", "affirm"),
     _compound("affirm", "empower"),
@@ -171,14 +233,59 @@ STRATEGIES: tuple[Strategy, ...] = SINGLE_STRATEGIES + (
     _compound("clarify", "reframe"),
     _compound("resonate", "empower"),
 )
+#: The honest ways of replying, each also played with arbitrary words in its slots.
+_WORD_SLOTTED = ("validate", "clarify", "advise", "validate+clarify")
+_POOR = ("platitude", "lecture", "cheer")
+_ALL = {s.name: s for s in SINGLE_STRATEGIES + _COMPOUNDS}
+
+#: The action space: every honest single and two-part strategy filled from the reading; four of
+#: them, and the three poor ones, filled with arbitrary words ("~words"); two generic lines.
+STRATEGIES: tuple[Strategy, ...] = (
+    *(_ALL[n].with_slots("reading") for n in _ALL if n not in _POOR),
+    *(_ALL[n].with_slots("words", f"{n}~words") for n in _WORD_SLOTTED + _POOR),
+    *GENERIC_STRATEGIES,
+)
 STRATEGY_NAMES: tuple[str, ...] = tuple(s.name for s in STRATEGIES)
 
 
-def _user_messages(messages: Sequence[Message]) -> list[str]:
+def _slot_kinds(strategy: Strategy) -> set[str]:
+    if strategy.parts:
+        return set().union(*(_slot_kinds(p) for p in strategy.parts))
+    return {strategy.slots}
+
+
+def family(name: str) -> str:
+    """``"attending"`` for a strategy filled from the reading, else ``"content-blind"``."""
+    strategy = STRATEGIES[STRATEGY_NAMES.index(name)]
+    return "attending" if _slot_kinds(strategy) == {"reading"} else "content-blind"
+
+
+#: Per action index: whether it is content-blind (for the shares the experiment reports).
+CONTENT_BLIND = np.array([family(n) == "content-blind" for n in STRATEGY_NAMES])
+
+
+def _user_messages(messages: Sequence[ChatMessage]) -> list[str]:
     return [m["content"] for m in messages if m["role"] == "user"]
 
 
-def user_words(messages: Sequence[Message]) -> tuple[str, str]:
+def word_slots(messages: Sequence[ChatMessage]) -> tuple[str, str, str]:
+    """Content-blind slots: two arbitrary content words and a listed feeling word."""
+    a, b = user_words(messages)
+    return a, b, last_feeling(messages)
+
+
+def reading_slots(messages: Sequence[ChatMessage]) -> tuple[str, str, str]:
+    """Attending slots: the two most salient people or things of the user's last message, as
+    noun phrases ("your grandson", "the rent"), and the feeling they named, from the one reading
+    of the conversation (:func:`baselines.policies.reflective.topics`)."""
+    from baselines.policies.reflective import FEELING_WORDS, topics
+
+    phrases, feeling = topics(list(messages))
+    phrases = (phrases + ["what happened", "all of it"])[:2]
+    return phrases[0], phrases[1], FEELING_WORDS.get(feeling or "", "worn down")
+
+
+def user_words(messages: Sequence[ChatMessage]) -> tuple[str, str]:
     """Two content words from the user's latest messages (latest first), for the phrasings."""
     picked: list[str] = []
     for text in reversed(_user_messages(messages)[-2:]):
@@ -192,7 +299,7 @@ def user_words(messages: Sequence[Message]) -> tuple[str, str]:
     return picked[0], picked[1]
 
 
-def last_feeling(messages: Sequence[Message]) -> str:
+def last_feeling(messages: Sequence[ChatMessage]) -> str:
     """The feeling the user named most recently (``"worn down"`` when none was named)."""
     for text in reversed(_user_messages(messages)):
         for w in reversed(_WORD.findall(text.lower())):
@@ -207,7 +314,7 @@ FEATURE_DIM = 2 + 2 * N_STRATEGIES + 1 + 6 + HASH_BUCKETS
 
 
 def features(
-    messages: Sequence[Message], actions: Sequence[int], max_turns: int = 45
+    messages: Sequence[ChatMessage], actions: Sequence[int], max_turns: int = 45
 ) -> np.ndarray:
     """The policy's view of the conversation, a vector of :data:`FEATURE_DIM` floats."""
     t = len(actions)
@@ -319,10 +426,13 @@ class EpisodeBatch:
     feats: np.ndarray  # (B, K, T, D)
     actions: np.ndarray  # (B, K, T)
     epm: list[dict[str, Any]]  # one per episode, row-major (b, k)
+    #: the played episodes (:class:`empa_env.rollout.Episode`), row-major, where the play kept them
+    episodes: list[Any] = field(default_factory=list)
 
 
 __all__ = [
-    "FEATURE_DIM", "FEELINGS", "N_STRATEGIES", "SINGLE_STRATEGIES", "STRATEGIES", "STRATEGY_NAMES",
-    "EpisodeBatch", "Strategy", "StrategyTurns",
-    "build_policy", "features", "last_feeling", "user_words",
+    "CONTENT_BLIND", "FEATURE_DIM", "FEELINGS", "GENERIC_STRATEGIES", "N_STRATEGIES",
+    "SINGLE_STRATEGIES", "STRATEGIES", "STRATEGY_NAMES", "EpisodeBatch", "SlotFill", "Strategy",
+    "StrategyTurns", "build_policy", "family", "features", "last_feeling", "reading_slots",
+    "user_words", "word_slots",
 ]  # fmt: skip

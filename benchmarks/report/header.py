@@ -145,6 +145,12 @@ def run_header(
         ("judged turns", f"{int(episodes['turns'].sum())} "
                          f"({int(episodes['judge_failures'].sum())} judge failures)"),
     ]  # fmt: skip
+    if isinstance(config.get("env"), Mapping) and facets["suite"]:
+        from empa_env.versions import id_for
+
+        env_id = id_for(config["env"], str(facets["suite"]))
+        if env_id:
+            facts.insert(4, ("environment", env_id))
     if role_failures:
         facts.append(("role failures", "; ".join(line.strip() for line in role_failures)))
     imported = _imported_from(run_info.get("import"))

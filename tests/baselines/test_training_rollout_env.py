@@ -11,7 +11,7 @@ from baselines.training.rollout import candidate_preferences, score_candidates  
 
 
 def test_candidates_are_scored_on_copies_and_ranked():
-    env = gym.make("EMPA-v0")
+    env = gym.make("EMPA-v1")
     env.reset(seed=0)
     before = [dict(m) for m in env.unwrapped.messages]
     user = before[-1]["content"]

@@ -9,9 +9,12 @@ import pandas as pd
 import pytest
 
 from baselines.training.strategy import (
+    CONTENT_BLIND,
     FEATURE_DIM,
     N_STRATEGIES,
     STRATEGIES,
+    STRATEGY_NAMES,
+    family,
     features,
     last_feeling,
     user_words,
@@ -40,8 +43,40 @@ def test_every_strategy_fills_its_phrasings():
             assert all(r.count(". ") + r.count("? ") + r.count("! ") >= 1 for r in replies)
         else:
             assert len(replies) == len(s.phrasings) >= 4
-        assert all("{" not in r and r.strip() for r in replies)
-    assert len({s.name for s in STRATEGIES}) == len(STRATEGIES) == 16
+        assert all("{" not in r and r.strip() and r[0].isupper() for r in replies)
+    assert len({s.name for s in STRATEGIES}) == len(STRATEGIES) == 22
+
+
+def test_attending_strategies_say_back_what_the_user_told_and_blind_ones_do_not():
+    """The same phrasing, filled from the reading (the manager and the report, the named
+    feeling) or with two arbitrary words; generic lines hold nothing of the user's."""
+    validate = STRATEGIES[STRATEGY_NAMES.index("validate")]
+    blind = STRATEGIES[STRATEGY_NAMES.index("validate~words")]
+    assert family("validate") == "attending" and family("validate+clarify") == "attending"
+    assert family("validate~words") == family("generic comfort") == "content-blind"
+    assert family("platitude~words") == "content-blind"
+    conv = [{"role": "user", "content": "My brother Karim sold our late father's watch. "
+             "I feel so betrayed and angry, and my mother just said nothing."}]  # fmt: skip
+    said = validate.reply(conv, random.Random(0)).lower()
+    assert "karim" in said or "your brother" in said or "the watch" in said, said
+    assert "angry" in said, said
+    phrasing = next(p for p in validate.phrasings if p.startswith("Of course"))
+    assert STRATEGIES[0].phrasings == blind.phrasings and phrasing in blind.phrasings
+    blind_said = blind.reply(CONV, random.Random(0))
+    a, b = user_words(CONV)
+    assert a in blind_said and b in blind_said
+    assert CONTENT_BLIND.sum() == 9 and not CONTENT_BLIND[STRATEGY_NAMES.index("validate")]
+
+
+def test_a_phrasing_does_not_come_back_within_a_dozen_replies():
+    clarify = STRATEGIES[STRATEGY_NAMES.index("clarify")]
+    conv = list(CONV[:1])
+    seen = []
+    for turn in range(len(clarify.phrasings)):
+        reply = clarify.reply(conv, random.Random(turn))
+        seen.append(next(p for p in clarify.phrasings if p.split("{")[0] in reply))
+        conv += [{"role": "assistant", "content": reply}, CONV[2]]
+    assert len(set(seen)) == len(clarify.phrasings), seen
 
 
 def test_features_describe_the_conversation():
@@ -117,6 +152,16 @@ def test_figure_from_curves():
     )  # fmt: skip
     fig = figure(curves)
     assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 2
+    from baselines.training.experiment import gradient_figure
+
+    curves = pd.DataFrame(
+        [{"method": m, "seed": s, "iteration": i, "episodes": 8 * i, "return": float(i),
+          "success_rate": 0.0, "content_blind_share": 0.5 - 0.05 * i, "grad_norm": 0.1 * i}
+         for m in ("mica", "group", "turn", "grpo") for s in (0, 1) for i in range(1, 6)]
+    )  # fmt: skip
+    assert len(figure(curves).axes) == 3
+    fig5 = gradient_figure(curves)  # the mixed advantage and its two halves only
+    assert len(fig5.axes) == 2 and len(fig5.axes[1].lines) == 3
 
 
 def _reference_play(net, envs, case_ids, k, rng, seed, greedy=False, max_turns=45):
@@ -170,7 +215,7 @@ def test_play_reproduces_the_experiments_own_loop_bit_for_bit(greedy):
     from baselines.training.strategy import build_policy
 
     net = build_policy(seed=1)
-    envs = [gym.make("EMPA-v0", max_turns=14) for _ in range(4)]
+    envs = [gym.make("EMPA-v1", max_turns=14) for _ in range(4)]
     cases = [c.id for c in envs[0].unwrapped.cases][:2]
     rng_a, rng_b = np.random.default_rng(9), np.random.default_rng(9)
     actions, feats, rewards, epm = _reference_play(net, envs, cases, 2, rng_a, 4, greedy, 14)

@@ -13,10 +13,10 @@ from empa_env.policy import describe_policy, load_policy
 from empa_env.registry import plugin_sources, sources_digest
 
 JUDGE = """
-from empa_env.offline.judger import OfflineJudger
+from empa_env.offline.judger import LexiconJudger
 
 
-class MyJudge(OfflineJudger):
+class MyJudge(LexiconJudger):
     name = "my-judge"
     VERSION = {version}
 """
@@ -105,10 +105,10 @@ def test_an_edited_policy_class_file_is_refused_in_the_same_run_directory(tmp_pa
 # --- the code a plug-in comes with ------------------------------------------------------------
 JUDGE_WITH_HELPER = """
 from judge_helpers import BONUS
-from empa_env.offline.judger import OfflineJudger
+from empa_env.offline.judger import LexiconJudger
 
 
-class HelpedJudge(OfflineJudger):
+class HelpedJudge(LexiconJudger):
     name = "helped"
     VERSION = BONUS
 """

@@ -25,7 +25,7 @@ from benchmarks.report.header import run_header  # noqa: E402
 from benchmarks.report.render import markdown_table  # noqa: E402
 from empa_env.cases.schema import Case  # noqa: E402
 from empa_env.env import EMPAEnv  # noqa: E402
-from empa_env.offline.judger import OfflineJudger  # noqa: E402
+from empa_env.offline.judger import LexiconJudger  # noqa: E402
 from empa_env.roles.base import Judger  # noqa: E402
 from empa_env.roles.views import JudgeView  # noqa: E402
 from epm.episode import evaluate  # noqa: E402
@@ -62,7 +62,7 @@ class FlakyJudger(Judger):
     name = "flaky-offline"
 
     def __init__(self, every: int) -> None:
-        self.inner = OfflineJudger()
+        self.inner = LexiconJudger()
         self.every = every
 
     def judge(self, view: JudgeView) -> Judgement:

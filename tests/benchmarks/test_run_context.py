@@ -18,7 +18,7 @@ from benchmarks.runner import play_run, run_benchmark
 from benchmarks.store import ConfigMismatchError, RunStore
 from empa_env.config import EnvConfig
 from empa_env.errors import UserError
-from empa_env.offline.judger import OfflineJudger
+from empa_env.offline.judger import LexiconJudger
 
 CONFIG = BenchConfig(EnvConfig(max_turns=12), limit=2)
 
@@ -45,11 +45,11 @@ def test_a_worker_context_from_the_shipped_data_plays_the_same_episode():
 
 
 def test_roles_given_as_instances_travel_with_the_data():
-    judge = OfflineJudger()
+    judge = LexiconJudger()
     context = RunContext.build(CONFIG, ["scripted:attuned"], judger=judge)
     assert context.env.roles.judger is judge
     assert context.config.env.judger == "offline"  # the configuration itself stays data
-    assert context.env.config.judger == "<OfflineJudger>"
+    assert context.env.config.judger == "<LexiconJudger>"
     worker = context.data().build()
     assert worker.env.roles.judger is judge
 

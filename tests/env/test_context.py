@@ -12,14 +12,14 @@ import pytest
 
 from empa_env import EMPAEnv, EnvConfig, EnvContext, LLMOptions
 from empa_env.backends import judgers, resolve_role, rewards
-from empa_env.offline.judger import OfflineJudger
+from empa_env.offline.judger import LexiconJudger
 from empa_env.registry import plugin_sources, provenance, sources_digest
 from empa_env.rollout import play_episode
 from empa_env.testing.policies import attuned
 from epm.rewards import RewardFunction
 
 
-class CountingJudger(OfflineJudger):
+class CountingJudger(LexiconJudger):
     """The offline judge, under another class name (an instance of our own)."""
 
 
@@ -125,13 +125,13 @@ def test_an_llm_role_is_built_from_its_part_of_the_options():
 def test_a_factory_gets_the_llm_options_only_when_it_declares_llm():
     seen: dict[str, object] = {}
 
-    def asks(*, llm: LLMOptions) -> OfflineJudger:
+    def asks(*, llm: LLMOptions) -> LexiconJudger:
         seen["asks"] = llm
-        return OfflineJudger()
+        return LexiconJudger()
 
-    def swallows(**anything: object) -> OfflineJudger:
+    def swallows(**anything: object) -> LexiconJudger:
         seen["swallows"] = anything
-        return OfflineJudger()
+        return LexiconJudger()
 
     judgers.register("test-asks-llm", asks, replace=True)
     judgers.register("test-swallows", swallows, replace=True)
@@ -168,10 +168,10 @@ def test_a_plugin_module_is_identified_by_its_source(tmp_path, monkeypatch):
     module = tmp_path / "my_empa_judge.py"
     source = textwrap.dedent(
         """
-        from empa_env.offline.judger import OfflineJudger
+        from empa_env.offline.judger import LexiconJudger
 
 
-        class MyJudge(OfflineJudger):
+        class MyJudge(LexiconJudger):
             pass
         """
     )
@@ -188,8 +188,8 @@ def test_a_plugin_module_is_identified_by_its_source(tmp_path, monkeypatch):
 
 
 def test_a_factory_registered_in_code_is_identified_by_its_module():
-    def here() -> OfflineJudger:
-        return OfflineJudger()
+    def here() -> LexiconJudger:
+        return LexiconJudger()
 
     judgers.register("test-here", here, replace=True)
     try:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from empa_env.cases.suites import load_suite
 from empa_env.env import EMPAEnv
-from empa_env.offline.judger import OfflineJudger
+from empa_env.offline.judger import LexiconJudger
 from empa_env.roles.views import JudgeProfile, JudgeView, Message
 from empa_env.testing import policies as sp
 
@@ -22,7 +22,7 @@ CASE = next(
 def judge(reply, history, *, released=(), focus=None, case=CASE):
     profile = JudgeProfile.from_case(case, tuple(released), focus)
     msgs = tuple(Message(r, t) for r, t in history)
-    return OfflineJudger().judge(JudgeView(profile, msgs, reply, len(msgs) // 2 + 1))
+    return LexiconJudger().judge(JudgeView(profile, msgs, reply, len(msgs) // 2 + 1))
 
 
 OPENING = [

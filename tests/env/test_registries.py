@@ -14,7 +14,7 @@ from empa_env import EMPAEnv
 from empa_env.backends import judgers, resolve_role, rewards
 from empa_env.cases.suites import _REGISTERED, available_suites, load_suite, register_suite
 from empa_env.languages import language
-from empa_env.offline.judger import OfflineJudger
+from empa_env.offline.judger import LexiconJudger
 from empa_env.policy import PolicySpecError, load_policy
 from empa_env.registry import Registry, RegistryError, provenance, sources_digest
 from epm.trajectory import Judgement
@@ -63,7 +63,7 @@ def test_a_judge_in_one_file_needs_no_edit_elsewhere(tmp_path):
 
 def test_registered_judge_by_name_and_provenance():
     @judgers.register("test-silent", replace=True)
-    class Silent(OfflineJudger):
+    class Silent(LexiconJudger):
         def judge(self, view):
             return Judgement.failure("silent by design", judge="silent")
 

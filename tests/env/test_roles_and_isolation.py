@@ -9,7 +9,7 @@ import pytest
 from empa_env.env import EMPAEnv
 from empa_env.offline.actor import OfflineActor
 from empa_env.offline.director import OfflineDirector
-from empa_env.offline.judger import OfflineJudger
+from empa_env.offline.judger import LexiconJudger
 from empa_env.roles.base import Actor, Director, Judger
 from empa_env.roles.views import ActorPersona, ActorView, DirectorAction, DirectorView, JudgeView
 from empa_env.testing import policies as sp
@@ -28,7 +28,7 @@ class SpyActor(OfflineActor):
         return super().respond(view)
 
 
-class SpyJudger(OfflineJudger):
+class SpyJudger(LexiconJudger):
     def __init__(self):
         super().__init__()
         self.views = []

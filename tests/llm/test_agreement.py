@@ -14,7 +14,7 @@ from empa_env.llm.agreement import (
     judge_views,
 )
 from empa_env.llm.roles import LLMJudger
-from empa_env.offline.judger import OfflineJudger
+from empa_env.offline.judger import LexiconJudger
 from empa_env.sync import run_sync
 from empa_env.testing import policies as sp
 from epm.trajectory import Judgement, Trajectory
@@ -22,7 +22,7 @@ from epm.trajectory import Judgement, Trajectory
 from .conftest import MODEL
 
 
-class RecordingJudger(OfflineJudger):
+class RecordingJudger(LexiconJudger):
     def __init__(self):
         super().__init__()
         self.views = []
@@ -79,7 +79,7 @@ def test_failed_turns_are_excluded_and_counted():
 
 def test_rescoring_with_the_same_judge_agrees_perfectly(saved):
     trajectory, case, _ = saved
-    report = compare(trajectory, case, OfflineJudger())
+    report = compare(trajectory, case, LexiconJudger())
     assert report.failed_turns == 0 and report.mean_cosine == pytest.approx(1.0)
 
 
@@ -95,7 +95,7 @@ def test_offline_versus_llm_judge(server, opts, saved):
 
 def test_agreement_matrix(server, opts, saved):
     trajectory, case, _ = saved
-    judgers = {"offline": OfflineJudger(), "llm": LLMJudger(MODEL, **opts)}
+    judgers = {"offline": LexiconJudger(), "llm": LLMJudger(MODEL, **opts)}
     matrix = run_sync(aagreement_matrix([trajectory], {case.id: case}, judgers))
     assert matrix[("offline", "offline")] == pytest.approx(1.0)
     assert matrix[("offline", "llm")] == matrix[("llm", "offline")]

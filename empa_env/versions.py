@@ -1,0 +1,191 @@
+"""Versioned environment ids, as Gymnasium versions its own (``CartPole-v0`` -> ``-v1``).
+
+An id names a behaviour: its default roles (Actor, Director, Judger), reward and physics. Any
+change that moves scores bumps the version, so that a number published under ``EMPA-Bench-v1``
+means one thing. :data:`VERSIONS` lists every id with the arguments it is made with; the newest of
+each family is the default (:data:`TRAINING_ID`, :data:`BENCHMARK_ID`) and Gymnasium warns when an
+older one is made.
+
+Each current id carries a *behaviour digest* (:func:`behaviour_digest`): a fixed script of
+replies played on a few of its cases, hashed over what the user said, the levels the Judger gave
+and the rewards. ``tests/env/test_env_versions.py`` recomputes it; when a change of the offline
+roles or the reward moves it, the test fails until the id is bumped here (and results made under
+the old id are no longer presented as the new one's). The digest is rounded so that it is the same
+on any machine with the pinned dependencies.
+
+Older ids stay reachable by the arguments that select what they used, where that is still in the
+package: ``EMPA-v0`` is the environment with the judge it was published with (the lexicon judge,
+``judger="lexicon"``); its Actor and Director are this release's (the v0 ones are not kept), so
+numbers published under v0 do not reproduce exactly.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: The benchmark suite the ``EMPA-Bench`` ids play.
+BENCHMARK_SUITE = "empa30-v1"
+
+
+@dataclass(frozen=True)
+class EnvVersion:
+    """One registered id: the case pool it plays, the arguments it adds, what changed."""
+
+    id: str
+    case_pool: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    #: what this version is, in a sentence (shown by ``empa envs`` and in the docs)
+    note: str = ""
+    #: the :func:`behaviour_digest` recorded when the version was made; "" for a superseded id
+    #: whose behaviour the package no longer holds in full
+    digest: str = ""
+
+    def make_kwargs(self) -> dict[str, Any]:
+        return {"case_pool": self.case_pool, **self.kwargs}
+
+
+#: Every id, oldest first within each family.
+VERSIONS: tuple[EnvVersion, ...] = (
+    EnvVersion(
+        "EMPA-v0",
+        "generated",
+        {"judger": "lexicon"},
+        "the generated training pool with v0's judge (the lexicon judge); today's Actor and "
+        "Director",
+    ),
+    EnvVersion(
+        "EMPA-Bench-v0",
+        BENCHMARK_SUITE,
+        {"judger": "lexicon"},
+        "the 30 benchmark cases with v0's judge (the lexicon judge); today's Actor and Director",
+    ),
+    EnvVersion(
+        "EMPA-v1",
+        "generated",
+        {},
+        "the generated training pool; the reading judge (credit-v3), the offline user that reads "
+        "a reply's meaning, IDR reward",
+        digest="53839b81f567eb09",
+    ),
+    EnvVersion(
+        "EMPA-Bench-v1",
+        BENCHMARK_SUITE,
+        {},
+        "the 30 benchmark cases; the reading judge (credit-v3), the offline user that reads a "
+        "reply's meaning, IDR reward",
+        digest="fce2769e1552fd8e",
+    ),
+)
+BY_ID: dict[str, EnvVersion] = {v.id: v for v in VERSIONS}
+
+#: The ids a run gets by default.
+TRAINING_ID = "EMPA-v1"
+BENCHMARK_ID = "EMPA-Bench-v1"
+
+#: The probe: replies of several kinds (a feeling reflected, a question, a summary, advice, an
+#: apology, a platitude) played in this order on each probed case.
+PROBE_REPLIES: tuple[str, ...] = (
+    "That sounds like a lot to carry. What has been the hardest part of it for you?",
+    "It sounds as if nobody around you really noticed how much this took out of you.",
+    "Who else knows about this, and how did they take it?",
+    "Maybe you could write down what you need and say it to them plainly this week.",
+    "I'm sorry, I think I rushed you there. Take your time.",
+    "Everything happens for a reason, and time heals all wounds.",
+)
+#: How many cases of an id's pool the probe plays (the first ones, in pool order).
+PROBE_CASES = 3
+
+
+def register_all() -> None:
+    """Register every id of :data:`VERSIONS` with Gymnasium (once)."""
+    import gymnasium
+
+    for version in VERSIONS:
+        if version.id not in gymnasium.registry:
+            gymnasium.register(
+                id=version.id, entry_point="empa_env.env:EMPAEnv", kwargs=version.make_kwargs()
+            )
+
+
+def behaviour_digest(env_id: str, **overrides: Any) -> str:
+    """A short sha256 of how ``env_id`` (made with ``overrides``) answers :data:`PROBE_REPLIES`
+    on its first :data:`PROBE_CASES` cases, seed 0: every user message, every level the Judger
+    gave (2 decimals) and every reward (4 decimals)."""
+    import gymnasium
+
+    env: Any = gymnasium.make(env_id, **overrides).unwrapped
+    cases = list(env.cases)[:PROBE_CASES]
+    trace: list[Any] = []
+    try:
+        for case in cases:
+            obs, _ = env.reset(seed=0, options={"case": case})
+            trace.append([case.id, obs])
+            for reply in PROBE_REPLIES:
+                obs, reward, terminated, truncated, info = env.step(reply)
+                levels = {k: round(float(v), 2) for k, v in sorted(info["levels"].items())}
+                trace.append([obs, levels, round(float(reward), 4), terminated, truncated])
+                if terminated or truncated:
+                    break
+    finally:
+        env.close()
+    blob = json.dumps(trace, ensure_ascii=False, sort_keys=True).encode()
+    return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _flat(tree: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"ending": {"max_turns": 45}}`` -> ``{"max_turns": 45}`` (leaf names are unique)."""
+    out: dict[str, Any] = {}
+    for key, value in tree.items():
+        out.update(_flat(value) if isinstance(value, Mapping) else {key: value})
+    return out
+
+
+def id_for(described: Mapping[str, Any], pool: str) -> str | None:
+    """The id whose behaviour an environment described by ``described`` (its ``describe()``)
+    on ``pool`` has: the current id of the pool's family when its roles, reward and physics are
+    the defaults, else that id followed by what differs ("EMPA-Bench-v1 with judger=lexicon");
+    ``None`` when ``described`` does not say how its roles were built (an older record)."""
+    from epm.config import PRESETS
+
+    family = BENCHMARK_ID if pool == BENCHMARK_SUITE else TRAINING_ID
+    roles = described.get("roles")
+    if not isinstance(roles, Mapping) or not roles:
+        return None
+    differs: list[str] = []
+    for role, spec in sorted(roles.items()):
+        built = spec.get("spec") if isinstance(spec, Mapping) else None
+        if not isinstance(built, Mapping) or "name" not in built:
+            return None
+        if built["name"] != "offline":
+            differs.append(f"{role}={built['name']}")
+    reward = (described.get("reward") or {}).get("kind", "idr")
+    if reward != "idr":
+        differs.append(f"reward={reward}")
+    preset = described.get("preset") or {}
+    name = preset.get("name", "official")
+    if name != "official":
+        differs.append(f"preset={name}")
+    elif preset:  # the official preset with parameters changed: name them ("max_turns=12")
+        default = _flat(PRESETS["official"].to_dict())
+        differs += [f"{k}={v}" for k, v in _flat(preset).items() if default.get(k) != v]
+    if pool not in (BENCHMARK_SUITE, "generated"):
+        differs.append(f"cases={pool}")
+    return family + (" with " + ", ".join(differs) if differs else "")
+
+
+def describe_version(env_id: str) -> dict[str, Any]:
+    """What a result made with ``env_id`` records: the id, its note and its recorded digest."""
+    version = BY_ID.get(env_id)
+    if version is None:
+        return {"id": env_id}
+    return {"id": env_id, "note": version.note, "digest": version.digest}
+
+
+__all__ = [
+    "BENCHMARK_ID", "BENCHMARK_SUITE", "BY_ID", "PROBE_CASES", "PROBE_REPLIES", "TRAINING_ID",
+    "VERSIONS", "EnvVersion", "behaviour_digest", "describe_version", "id_for", "register_all",
+]  # fmt: skip
