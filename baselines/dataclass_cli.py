@@ -32,7 +32,7 @@ from typing import Any, Literal, Union
 
 import yaml
 
-from empa_env.errors import UserError
+from empa_env.errors import ConfigError
 
 
 class _Unset:
@@ -45,8 +45,7 @@ class _Unset:
 UNSET: Any = _Unset()
 
 
-class ConfigError(UserError, ValueError):
-    """A configuration file or value that does not fit the dataclasses."""
+# ConfigError: empa_env.errors's, one type for every invalid configuration
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from empa_env.cases.loader import case_files, load_directory
 from empa_env.cases.schema import Case
 from empa_env.cases.suites import load_suite
 from empa_env.config import EnvConfig
-from empa_env.errors import UserError
+from empa_env.errors import ConfigError
 
 
 @dataclass
@@ -48,20 +48,22 @@ class BenchConfig:
 
     def __post_init__(self) -> None:
         if self.seeds < 1:
-            raise UserError(f"--seeds must be >= 1, got {self.seeds}")
+            raise ConfigError(f"must be >= 1, got {self.seeds}", field="seeds")
         if self.limit is not None and self.limit < 1:
-            raise UserError(f"--limit must be >= 1, got {self.limit}")
+            raise ConfigError(f"must be >= 1, got {self.limit}", field="limit")
         if self.max_identical_failures < 0:
-            raise UserError(
-                f"--max-identical-failures must be >= 0, got {self.max_identical_failures}"
+            raise ConfigError(
+                f"must be >= 0, got {self.max_identical_failures}", field="max_identical_failures"
             )
         if not 0.0 <= self.max_judge_failure_share <= 1.0:
-            raise UserError(
-                f"max_judge_failure_share must be in [0, 1], got {self.max_judge_failure_share}"
+            raise ConfigError(
+                f"must be in [0, 1], got {self.max_judge_failure_share}",
+                field="max_judge_failure_share",
             )
         if not 0.0 <= self.max_role_failure_share <= 1.0:
-            raise UserError(
-                f"max_role_failure_share must be in [0, 1], got {self.max_role_failure_share}"
+            raise ConfigError(
+                f"must be in [0, 1], got {self.max_role_failure_share}",
+                field="max_role_failure_share",
             )
 
     @property
@@ -75,10 +77,15 @@ class BenchConfig:
         if self.cases_dir is not None:
             folder = Path(self.cases_dir)
             if not folder.is_dir():
-                raise UserError(f"--cases {folder}: not a directory of case files")
+                raise ConfigError(
+                    f"{folder}: not a directory of case files", field="cases_dir", flag="--cases"
+                )
             files = case_files(folder)
             if not files:
-                raise UserError(f"--cases {folder}: no case files (*.yaml, *.json) in it")
+                raise ConfigError(
+                    f"{folder}: no case files (*.yaml, *.json) in it", field="cases_dir",
+                    flag="--cases",
+                )  # fmt: skip
             digest = hashlib.sha256()
             for file in files:
                 digest.update(file.name.encode() + b"\0" + file.read_bytes())
@@ -93,10 +100,10 @@ class BenchConfig:
             unknown = [i for i in self.case_ids if i not in by_id]
             if unknown:
                 known = ", ".join(list(by_id)[:5]) + (", ..." if len(by_id) > 5 else "")
-                raise UserError(
-                    f"--case {', '.join(unknown)}: not in {label} ({len(by_id)} cases: {known}); "
-                    "`empa cases list` shows them"
-                )
+                raise ConfigError(
+                    f"{', '.join(unknown)}: not in {label} ({len(by_id)} cases: {known}); "
+                    "`empa cases list` shows them", field="case_ids", flag="--case",
+                )  # fmt: skip
             cases = [by_id[i] for i in dict.fromkeys(self.case_ids)]
         if self.limit is not None:
             cases = cases[: self.limit]

@@ -30,12 +30,17 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, get_model
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer, stderr
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from benchmarks.config import BenchConfig
+from empa_env.config import EnvConfig
 from empa_env.llm.options import LLMOptions
 
 if TYPE_CHECKING:
+    from empa_env.cases.schema import Case
     from empa_env.context import EnvContext
 
-__all__ = ["SYSTEM_PROMPT", "empa_dataset", "empa_episode", "empa_task", "epm_scorer"]
+__all__ = [
+    "SYSTEM_PROMPT", "empa_dataset", "empa_episode", "empa_task", "epm_scorer", "task_config",
+]  # fmt: skip
 
 #: What the model under test is told (the person's messages follow as user turns).
 SYSTEM_PROMPT = (
@@ -64,58 +69,62 @@ def use_bundled_tiktoken() -> None:
         os.environ["TIKTOKEN_CACHE_DIR"] = str(bundled)
 
 
-def empa_dataset(suite: str = "empa30-v1", cases: str | list[str] | None = None) -> MemoryDataset:
-    """One sample per case of ``suite`` (manifest order), or of the listed case ids."""
-    from empa_env.cases.suites import load_suite
-
-    loaded = load_suite(suite)
-    wanted = cases.split(",") if isinstance(cases, str) else cases
-    chosen = [loaded.case(c.strip()) for c in wanted] if wanted else list(loaded.cases)
-    samples = [
-        Sample(
-            input=f"EMPA case {case.id}",  # replaced by the person's opening message
-            id=case.id,
-            metadata={"case_id": case.id, "suite": suite, "suite_version": loaded.version},
-        )
-        for case in chosen
-    ]
-    return MemoryDataset(samples, name=suite.replace("-", "_"))
-
-
-@solver
-def empa_episode(
+def task_config(
+    suite: str = "empa30-v1",
     actor: str = "offline",
     director: str = "offline",
     judger: str = "offline",
     max_turns: int | None = None,
     preset: str = "official",
-    suite: str = "empa30-v1",
+    cases: str | list[str] | None = None,
     llm_options: dict[str, Any] | None = None,
-    system_prompt: str = SYSTEM_PROMPT,
-) -> Solver:
+) -> BenchConfig:
+    """The task's arguments as the benchmark's own configuration: an :class:`EnvConfig` inside a
+    :class:`BenchConfig` (so the roles, preset and case selection mean what they mean for
+    ``empa bench``, and a bad value is the same :class:`~empa_env.errors.ConfigError`)."""
+    wanted = cases.split(",") if isinstance(cases, str) else list(cases or [])
+    env = EnvConfig(
+        actor=actor, director=director, judger=judger,
+        max_turns=None if max_turns is None else int(max_turns), preset=preset,
+        llm_options=LLMOptions.of(llm_options),
+    )  # fmt: skip
+    return BenchConfig(env=env, suite=suite, case_ids=[c.strip() for c in wanted if c.strip()])
+
+
+def empa_dataset(config: BenchConfig) -> MemoryDataset:
+    """One sample per case the configuration selects (:meth:`BenchConfig.load_cases`)."""
+    label, version, chosen = config.load_cases()
+    samples = [
+        Sample(
+            input=f"EMPA case {case.id}",  # replaced by the person's opening message
+            id=case.id,
+            metadata={"case_id": case.id, "suite": label, "suite_version": version},
+        )
+        for case in chosen
+    ]
+    return MemoryDataset(samples, name=label.replace("-", "_"))
+
+
+@solver
+def empa_episode(config: BenchConfig, system_prompt: str = SYSTEM_PROMPT) -> Solver:
     """Play one EMPA episode per sample with the inspect model as the policy; every sample's
-    environment plays with one :class:`~empa_env.context.EnvContext`, resolved on first use."""
+    environment plays with one :class:`~empa_env.context.EnvContext` (built from
+    ``config.env`` on first use) on the case the sample names."""
 
     @functools.cache
     def context() -> EnvContext:
-        from empa_env.config import EnvConfig
         from empa_env.context import EnvContext
 
-        config = EnvConfig(
-            actor=actor,
-            director=director,
-            judger=judger,
-            max_turns=max_turns,
-            preset=preset,
-            llm_options=LLMOptions.of(llm_options),
-        )
-        return EnvContext.build(config)
+        return EnvContext.build(config.env)
+
+    @functools.cache
+    def cases() -> dict[str, Case]:
+        return {c.id: c for c in config.load_cases()[2]}
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         from empa_env import EMPAEnv
-        from empa_env.cases.suites import load_suite
 
-        case = load_suite(suite).case(str(state.metadata["case_id"]))
+        case = cases()[str(state.metadata["case_id"])]
         env = EMPAEnv([case], context=context())
         try:
             opening, info = await env.areset(options={"case": case.id})
@@ -174,19 +183,13 @@ def empa_task(
     cases: str | list[str] | None = None,
     llm_options: dict[str, Any] | None = None,
 ) -> Task:
-    """The EMPA benchmark as an inspect Task (one sample per case; see the module docstring)."""
+    """The EMPA benchmark as an inspect Task (one sample per case; see the module docstring);
+    the arguments are :func:`task_config`'s."""
     use_bundled_tiktoken()
+    config = task_config(suite, actor, director, judger, max_turns, preset, cases, llm_options)
     return Task(
-        dataset=empa_dataset(suite, cases),
-        solver=empa_episode(
-            actor=actor,
-            director=director,
-            judger=judger,
-            max_turns=None if max_turns is None else int(max_turns),
-            preset=preset,
-            suite=suite,
-            llm_options=llm_options,
-        ),
+        dataset=empa_dataset(config),
+        solver=empa_episode(config),
         scorer=epm_scorer(),
         name=suite.replace("-", "_"),
     )

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from importlib.metadata import entry_points
 from typing import Any, NoReturn
 
-from empa_env.errors import INTERRUPTED_EXIT, USER_ERROR_EXIT, UserError
+from empa_env.errors import INTERRUPTED_EXIT, USER_ERROR_EXIT, ConfigError, UserError
 from empa_env.safe_text import terminal_safe
 
 # Keep this module light: ``empa --help`` imports it and every command's ``register`` function,
@@ -108,6 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return USER_ERROR_EXIT
     try:
         return int(args.func(args) or 0)
+    except ConfigError as exc:  # worded by the flag the user typed
+        print(error_line(UserError(exc.as_flag())), file=sys.stderr)
+        return USER_ERROR_EXIT
     except UserError as exc:
         print(error_line(exc), file=sys.stderr)
         return USER_ERROR_EXIT

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from empa_env.cases.schema import Case
+from empa_env.errors import ConfigError
 from empa_env.llm.options import LLMOptions
 from epm.config import EPMConfig
 
@@ -61,9 +62,9 @@ class EnvConfig:
                 )
         object.__setattr__(self, "llm_options", LLMOptions.of(self.llm_options))
         if self.max_turns is not None and self.max_turns < 1:
-            raise ValueError(f"max_turns must be >= 1, got {self.max_turns}")
+            raise ConfigError(f"must be >= 1, got {self.max_turns}", field="max_turns")
         if self.max_reply_chars < 1:
-            raise ValueError(f"max_reply_chars must be >= 1, got {self.max_reply_chars}")
+            raise ConfigError(f"must be >= 1, got {self.max_reply_chars}", field="max_reply_chars")
 
     def replace(self, **changes: Any) -> EnvConfig:
         """A copy with some fields changed (unknown names raise ``TypeError``)."""

@@ -52,6 +52,25 @@ def test_no_arrow_runs_back_up_or_sideways():
     assert not wrong, wrong
 
 
+def test_no_package_reaches_up_by_name_either():
+    """Beyond imports: no string in code names a package that may not be imported (a
+    ``resources.files("benchmarks.suites")`` or an ``importlib.import_module("benchmarks...")``
+    is an arrow too). Suites reach ``empa_env`` through the ``empa.suites`` entry points."""
+    wrong = []
+    for path in _sources():
+        package = path.relative_to(ROOT).parts[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                        top = arg.value.split(".")[0]
+                        if (top in PACKAGES and top != package and top not in ALLOWED[package]
+                                and "." in arg.value and " " not in arg.value):  # fmt: skip
+                            wrong.append(f"{path.relative_to(ROOT)}:{node.lineno} {arg.value!r}")
+    assert not wrong, wrong
+
+
 #: Private names still imported across modules, each waiting on a public name in a module this
 #: change could not edit (the judge's text layer and the LLM client are being reworked); the test
 #: fails when one is fixed (remove it here) or a new one appears.

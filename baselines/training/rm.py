@@ -21,8 +21,7 @@ from typing import Any
 
 from baselines.training.data import to_dataset
 from baselines.training.tiny import (
-    MODEL_HELP,
-    PRECISION_HELP,
+    TrainRunConfig,
     check_precision,
     cpu_trainer_kwargs,
     master_weights,
@@ -30,20 +29,14 @@ from baselines.training.tiny import (
 
 
 @dataclass
-class RMRunConfig:
-    """The model (``"tiny"`` or a local checkpoint) and ``trl.RewardConfig`` fields."""
+class RMRunConfig(TrainRunConfig):
+    """A reward-model run: the model and the ``trl.RewardConfig`` fields.
 
-    model: str = field(default="tiny", metadata={"help": MODEL_HELP})
+    The shared fields (:class:`TrainRunConfig`), ``trl.RewardConfig`` fields in
+    ``trainer_kwargs``; a batch is pairs."""
+
     output_dir: str = field(default="runs/rm", metadata={"help": "where the model is written"})
-    epochs: float = field(default=1.0, metadata={"help": "training epochs"})
-    learning_rate: float = field(default=5e-4, metadata={"help": "peak learning rate"})
     batch_size: int = field(default=4, metadata={"help": "pairs per device and step"})
-    max_steps: int = field(default=-1, metadata={"help": "stop after N steps (-1: epochs decide)"})
-    seed: int = field(default=0, metadata={"help": "random seed (model init, data order)"})
-    precision: str = field(default="auto", metadata={"help": PRECISION_HELP})
-    trainer_kwargs: dict[str, Any] = field(
-        default_factory=dict, metadata={"help": "further trl.RewardConfig fields (JSON object)"}
-    )
 
     def reward_config(self) -> Any:
         from trl import RewardConfig

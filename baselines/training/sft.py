@@ -13,8 +13,7 @@ from typing import Any
 
 from baselines.training.data import SFTFilter, sft_examples, to_dataset
 from baselines.training.tiny import (
-    MODEL_HELP,
-    PRECISION_HELP,
+    TrainRunConfig,
     check_precision,
     cpu_trainer_kwargs,
     master_weights,
@@ -23,27 +22,17 @@ from epm.trajectory import Trajectory
 
 
 @dataclass
-class SFTRunConfig:
-    """What :func:`train_sft` needs besides the data: the model and the TRL ``SFTConfig`` fields.
+class SFTRunConfig(TrainRunConfig):
+    """A supervised fine-tuning run: what :func:`train_sft` needs besides the data.
 
-    ``model`` is ``"tiny"`` (built offline) or a local checkpoint directory. ``trainer_kwargs``
-    go straight into ``trl.SFTConfig`` (e.g. ``{"max_length": 512}``).
-    """
+    The shared fields (:class:`TrainRunConfig`: ``model`` is ``"tiny"``, built offline, or a
+    local checkpoint directory; ``trainer_kwargs`` go straight into ``trl.SFTConfig``, e.g.
+    ``{"max_length": 512}``), which conversations to keep, and a system prompt."""
 
-    model: str = field(default="tiny", metadata={"help": MODEL_HELP})
     output_dir: str = field(default="runs/sft", metadata={"help": "where the model is written"})
-    epochs: float = field(default=1.0, metadata={"help": "training epochs"})
-    learning_rate: float = field(default=5e-4, metadata={"help": "peak learning rate"})
-    batch_size: int = field(default=4, metadata={"help": "examples per device and step"})
-    max_steps: int = field(default=-1, metadata={"help": "stop after N steps (-1: epochs decide)"})
-    seed: int = field(default=0, metadata={"help": "random seed (model init, data order)"})
-    precision: str = field(default="auto", metadata={"help": PRECISION_HELP})
     filter: SFTFilter = field(default_factory=SFTFilter)
     system_prompt: str | None = field(
         default=None, metadata={"help": "system message put before every conversation"}
-    )
-    trainer_kwargs: dict[str, Any] = field(
-        default_factory=dict, metadata={"help": "further trl.SFTConfig fields (JSON object)"}
     )
 
     def sft_config(self) -> Any:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -263,6 +263,26 @@ PRECISION_HELP = (
 )
 #: Below this learning rate ``bf16-pure`` warns (an AdamW step moves a weight by about lr).
 PURE_BF16_MIN_LR = 1e-4
+
+
+@dataclass
+class TrainRunConfig:
+    """The fields every stock TRL trainer's run shares (:func:`cpu_trainer_kwargs` maps them onto
+    ``TrainingArguments``): the model (``"tiny"`` or a local checkpoint), where it is written,
+    the schedule, the seed, the precision, and further fields of the TRL config. The SFT and the
+    reward-model runs add theirs (``baselines.training.sft``, ``baselines.training.rm``)."""
+
+    model: str = field(default="tiny", metadata={"help": MODEL_HELP})
+    output_dir: str = field(default="runs/train", metadata={"help": "where the model is written"})
+    epochs: float = field(default=1.0, metadata={"help": "training epochs"})
+    learning_rate: float = field(default=5e-4, metadata={"help": "peak learning rate"})
+    batch_size: int = field(default=4, metadata={"help": "examples per device and step"})
+    max_steps: int = field(default=-1, metadata={"help": "stop after N steps (-1: epochs decide)"})
+    seed: int = field(default=0, metadata={"help": "random seed (model init, data order)"})
+    precision: str = field(default="auto", metadata={"help": PRECISION_HELP})
+    trainer_kwargs: dict[str, Any] = field(
+        default_factory=dict, metadata={"help": "further fields of the TRL config (JSON object)"}
+    )
 
 
 def check_precision(precision: str) -> str:

@@ -676,15 +676,17 @@ FLUENCY_SUITES = ("empa30-v1",)
 def corpus_files() -> list[Path]:
     """The project's own grammatical English: case library files and the case files of
     :data:`FLUENCY_SUITES`."""
+    from empa_env.cases.suites import SuiteError, suite_paths
+
     root = Path(str(resources.files("empa_env.cases").joinpath("library")))
     files = sorted(root.glob("*.yaml"))
-    try:
-        suites = Path(str(resources.files("benchmarks.suites")))
-    except ModuleNotFoundError:  # the library alone is enough to train the model
-        return files
-    return files + [
-        f for name in FLUENCY_SUITES for f in sorted((suites / name).glob("cases/*.yaml"))
-    ]
+    for name in FLUENCY_SUITES:  # found through the suites' entry points, like any suite
+        try:
+            case_dir, _ = suite_paths(name)
+        except SuiteError:  # the library alone is enough to train the model
+            continue
+        files += sorted(case_dir.glob("*.yaml"))
+    return files
 
 
 def corpus_sentences(files: Iterable[Path] | None = None) -> list[str]:
