@@ -173,25 +173,15 @@ def epm_scorer() -> Scorer:
     return score
 
 
-def empa_task(
-    suite: str = "empa30-v1",
-    actor: str = "offline",
-    director: str = "offline",
-    judger: str = "offline",
-    max_turns: int | None = None,
-    preset: str = "official",
-    cases: str | list[str] | None = None,
-    llm_options: dict[str, Any] | None = None,
-) -> Task:
-    """The EMPA benchmark as an inspect Task (one sample per case; see the module docstring);
-    the arguments are :func:`task_config`'s."""
+def empa_task(config: BenchConfig) -> Task:
+    """The EMPA benchmark as an inspect Task, one sample per case ``config`` selects (see the
+    module docstring; :func:`task_config` makes ``config`` from the task's ``-T`` arguments)."""
     use_bundled_tiktoken()
-    config = task_config(suite, actor, director, judger, max_turns, preset, cases, llm_options)
     return Task(
         dataset=empa_dataset(config),
         solver=empa_episode(config),
         scorer=epm_scorer(),
-        name=suite.replace("-", "_"),
+        name=config.suite.replace("-", "_"),
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 
-from benchmarks.inspect_task import empa_task
+from benchmarks.inspect_task import empa_task, task_config
 
 __all__ = ["empa30"]
 
@@ -30,12 +30,5 @@ def empa30(
 ) -> Task:
     """The 30 cases of the empa30 suite, the model under test as the policy."""
     return empa_task(
-        "empa30-v1",
-        actor=actor,
-        director=director,
-        judger=judger,
-        max_turns=max_turns,
-        preset=preset,
-        cases=cases,
-        llm_options=llm_options,
+        task_config("empa30-v1", actor, director, judger, max_turns, preset, cases, llm_options)
     )
