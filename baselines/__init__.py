@@ -20,9 +20,9 @@ if TYPE_CHECKING:
         register_estimator,
     )
     from baselines.policies.scripted import PROBE_POLICIES, REFERENCE_POLICIES, SCRIPTED
-    from baselines.training.data import read_trajectories
-    from baselines.training.losses import LossType, loss_types
-    from baselines.training.mica import MICAConfig, MICATrainer
+    from baselines.training.hf.data import read_trajectories
+    from baselines.training.mica.losses import LossType, loss_types
+    from baselines.training.mica.trainer import MICAConfig, MICATrainer
 
 #: Public name -> the module that defines it.
 _LAZY: dict[str, str] = {
@@ -33,11 +33,11 @@ _LAZY: dict[str, str] = {
     **dict.fromkeys(
         ("PROBE_POLICIES", "REFERENCE_POLICIES", "SCRIPTED"), "baselines.policies.scripted"
     ),
-    "read_trajectories": "baselines.training.data",
-    "LossType": "baselines.training.losses",
-    "loss_types": "baselines.training.losses",
-    "MICAConfig": "baselines.training.mica",
-    "MICATrainer": "baselines.training.mica",
+    "read_trajectories": "baselines.training.hf.data",
+    "LossType": "baselines.training.mica.losses",
+    "loss_types": "baselines.training.mica.losses",
+    "MICAConfig": "baselines.training.mica.trainer",
+    "MICATrainer": "baselines.training.mica.trainer",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

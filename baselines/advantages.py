@@ -54,7 +54,7 @@ _BATCH_WIDE: set[str] = set()
 def register_estimator(name: str, *, batch_wide: bool = False) -> Callable[[Estimator], Estimator]:
     """Decorator: register an estimator under ``name``. ``batch_wide``: its statistics are taken
     over the whole batch rather than per case (several training processes then gather every
-    process's rewards first, :func:`baselines.training.distributed.gathered_advantages`)."""
+    process's rewards first, :func:`baselines.training.mica.distributed.gathered_advantages`)."""
 
     def add(fn: Estimator) -> Estimator:
         estimators.register(name, fn)

@@ -3,16 +3,16 @@
 Each subcommand's flags are generated from its configuration dataclasses
 (:class:`baselines.dataclass_cli.DataclassParser`, the ``HfArgumentParser`` pattern):
 
-* ``sft``: :class:`~baselines.training.sft.SFTRunConfig` (with its
-  :class:`~baselines.training.data.SFTFilter`) and :class:`SFTCommandOptions`;
-* ``rm``: :class:`~baselines.training.rm.RMRunConfig` and :class:`RMCommandOptions`;
-* ``mica``: :class:`~baselines.training.mica.MICAConfig` (every ``TrainingArguments`` field too;
+* ``sft``: :class:`~baselines.training.hf.sft.SFTRunConfig` (with its
+  :class:`~baselines.training.hf.data.SFTFilter`) and :class:`SFTCommandOptions`;
+* ``rm``: :class:`~baselines.training.hf.rm.RMRunConfig` and :class:`RMCommandOptions`;
+* ``mica``: :class:`~baselines.training.mica.trainer.MICAConfig` (every ``TrainingArguments`` field too;
   ``--batch-size`` and ``--epochs`` are short for ``--per-device-train-batch-size`` and
   ``--num-train-epochs``; CPU by default, ``--use-cpu false`` allows an accelerator) and
   :class:`MICACommandOptions`;
 * ``grpo-trl``: TRL's own ``GRPOConfig`` (every field; ``--num-generations`` is ``K``) and
   :class:`GRPOTRLCommandOptions`: stock ``trl.GRPOTrainer`` on EMPA episodes
-  (:mod:`baselines.training.grpo_trl`), through TRL's environment path
+  (:mod:`baselines.training.hf.grpo_trl`), through TRL's environment path
   (``environment_factory``: the policy speaks through a ``reply`` tool) when the model's chat
   template calls tools in a format TRL parses, else through the project's ``rollout_func``
   (plain replies); ``--rollout environment|loop`` chooses.
@@ -56,7 +56,7 @@ from typing import Any
 
 from baselines.dataclass_cli import DataclassParser
 from baselines.training import use_offline_hub
-from baselines.training.tiny import MODEL_HELP, PRECISION_HELP
+from baselines.training.hf.tiny import MODEL_HELP, PRECISION_HELP
 from empa_env.errors import UserError
 
 #: What ``empa train`` needs beyond the base install (the ``train`` extra).
@@ -216,8 +216,8 @@ class GRPOTRLCommandOptions:
     no_save: bool = field(default=False, metadata={"help": "do not write the trained model"})
 
     def __post_init__(self) -> None:
-        from baselines.training.rollout import GenerationSettings
-        from baselines.training.tiny import check_precision
+        from baselines.training.hf.tiny import check_precision
+        from baselines.training.mica.rollout import GenerationSettings
 
         check_precision(self.precision)
         GenerationSettings(decoder=self.decoder, compile=self.decode_compile)  # validates them
@@ -232,7 +232,7 @@ ROLLOUTS = ("auto", "environment", "loop")
 # --- parsers -----------------------------------------------------------------------------------
 def sft_parser(prog: str = "empa train sft") -> DataclassParser:
     """The generated parser of ``empa train sft``."""
-    from baselines.training.sft import SFTRunConfig
+    from baselines.training.hf.sft import SFTRunConfig
 
     return DataclassParser(
         SFTRunConfig, SFTCommandOptions, prog=prog, description=COMMANDS["sft"].help
@@ -241,7 +241,7 @@ def sft_parser(prog: str = "empa train sft") -> DataclassParser:
 
 def rm_parser(prog: str = "empa train rm") -> DataclassParser:
     """The generated parser of ``empa train rm``."""
-    from baselines.training.rm import RMRunConfig
+    from baselines.training.hf.rm import RMRunConfig
 
     return DataclassParser(
         RMRunConfig, RMCommandOptions, prog=prog, description=COMMANDS["rm"].help
@@ -265,7 +265,7 @@ MICA_ALIASES: dict[str, list[str]] = {
 
 def mica_parser(prog: str = "empa train mica") -> DataclassParser:
     """The generated parser of ``empa train mica`` (imports the MICA trainer: needs torch)."""
-    from baselines.training.mica import MICAConfig
+    from baselines.training.mica.trainer import MICAConfig
 
     return DataclassParser(
         MICAConfig, MICACommandOptions, prog=prog, description=COMMANDS["mica"].help,
@@ -294,7 +294,7 @@ def grpo_trl_parser(prog: str = "empa train grpo-trl") -> DataclassParser:
     """The generated parser of ``empa train grpo-trl`` (imports TRL's GRPOConfig)."""
     from trl import GRPOConfig
 
-    from baselines.training.tiny import no_checkpointing
+    from baselines.training.hf.tiny import no_checkpointing
 
     return DataclassParser(
         GRPOConfig, GRPOTRLCommandOptions, prog=prog, description=COMMANDS["grpo-trl"].help,
@@ -309,8 +309,8 @@ def _print_json(data: dict[str, Any]) -> None:
 
 def run_sft(parser: DataclassParser, argv: Sequence[str]) -> int:
     """``empa train sft``: filter trajectories, fine-tune, save; prints a JSON summary."""
-    from baselines.training.data import read_trajectories
-    from baselines.training.sft import train_sft
+    from baselines.training.hf.data import read_trajectories
+    from baselines.training.hf.sft import train_sft
 
     cfg, opts = parser.parse(argv)
     try:
@@ -329,7 +329,7 @@ def run_sft(parser: DataclassParser, argv: Sequence[str]) -> int:
 
 
 def _humanlike_rows(opts: RMCommandOptions, seed: int) -> list[dict[str, Any]]:
-    from baselines.training.data import (
+    from baselines.training.hf.data import (
         context_based_samples,
         context_free_samples,
         humanlike_pairs,
@@ -373,7 +373,7 @@ def _with_model(parser: DataclassParser, train: Callable[[], Any]) -> Any:
 
 
 def _run_rows(parser: DataclassParser, opts: RMCommandOptions) -> list[dict[str, Any]]:
-    from baselines.training.data import read_trajectories, run_preference_pairs
+    from baselines.training.hf.data import read_trajectories, run_preference_pairs
 
     assert opts.from_run is not None
     try:
@@ -389,7 +389,7 @@ def _env_rows(
     import gymnasium as gym
 
     import empa_env  # noqa: F401  (registers the environment ids)
-    from baselines.training.rollout import env_preference_pairs
+    from baselines.training.mica.rollout import env_preference_pairs
     from empa_env.env import EMPAEnv
     from empa_env.policy import load_policy
 
@@ -420,7 +420,7 @@ def _env_rows(
 
 def run_rm(parser: DataclassParser, argv: Sequence[str]) -> int:
     """``empa train rm``: a Bradley-Terry reward model on pairs; prints a JSON summary."""
-    from baselines.training.rm import train_reward_model
+    from baselines.training.hf.rm import train_reward_model
 
     cfg, opts = parser.parse(argv)
     sources = [opts.pairs, opts.humanlike_corpus, opts.from_run, opts.from_env]
@@ -455,8 +455,8 @@ def run_mica(parser: DataclassParser, argv: Sequence[str]) -> int:
     import gymnasium as gym
 
     import empa_env  # noqa: F401  (registers the environment ids)
-    from baselines.training.mica import MICATrainer, case_dataset, env_case_ids
-    from baselines.training.tiny import load_or_build
+    from baselines.training.hf.tiny import load_or_build
+    from baselines.training.mica.trainer import MICATrainer, case_dataset, env_case_ids
 
     config, opts = parser.parse(argv)
     try:
@@ -487,13 +487,13 @@ def run_grpo_trl(parser: DataclassParser, argv: Sequence[str]) -> int:
     import gymnasium as gym
 
     import empa_env  # noqa: F401  (registers the environment ids)
-    from baselines.training.grpo_trl import (
+    from baselines.training.hf.grpo_trl import (
         empa_environment_grpo_trainer,
         empa_grpo_trainer,
         tool_calling_ready,
     )
-    from baselines.training.mica import env_case_ids
-    from baselines.training.tiny import load_or_build
+    from baselines.training.hf.tiny import load_or_build
+    from baselines.training.mica.trainer import env_case_ids
 
     config, opts = parser.parse(argv)
     # rollout_func and environment_factory are "experimental" in TRL

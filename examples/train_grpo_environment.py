@@ -16,8 +16,8 @@ import os
 from trl import GRPOConfig, GRPOTrainer
 
 from baselines.training import use_offline_hub
-from baselines.training.tiny import no_checkpointing
-from baselines.training.tiny_tools import build_tiny_tool_caller
+from baselines.training.hf.tiny import no_checkpointing
+from baselines.training.hf.tiny_tools import build_tiny_tool_caller
 from empa_env.integrations.trl import EMPAToolEnv, empa_dataset, epm_index_reward
 
 use_offline_hub()  # this script is a process start: keep Hugging Face offline

@@ -16,9 +16,9 @@ from trl import GRPOConfig
 
 import empa_env  # noqa: F401
 from baselines.training import use_offline_hub
-from baselines.training.grpo_trl import empa_grpo_trainer
-from baselines.training.mica import env_case_ids
-from baselines.training.tiny import build_tiny_causal_lm, no_checkpointing
+from baselines.training.hf.grpo_trl import empa_grpo_trainer
+from baselines.training.hf.tiny import build_tiny_causal_lm, no_checkpointing
+from baselines.training.mica.trainer import env_case_ids
 
 use_offline_hub()  # this script is a process start: keep Hugging Face offline
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # TRL marks rollout_func experimental

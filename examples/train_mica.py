@@ -18,8 +18,8 @@ import gymnasium as gym
 
 import empa_env  # noqa: F401
 from baselines.training import use_offline_hub
-from baselines.training.mica import MICAConfig, MICATrainer, case_dataset, env_case_ids
-from baselines.training.tiny import build_tiny_causal_lm
+from baselines.training.hf.tiny import build_tiny_causal_lm
+from baselines.training.mica.trainer import MICAConfig, MICATrainer, case_dataset, env_case_ids
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--cases", type=int, default=8, help="cases in the training set")

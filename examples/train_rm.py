@@ -15,10 +15,10 @@ import gymnasium as gym
 
 import empa_env  # noqa: F401
 from baselines.training import use_offline_hub
-from baselines.training.rewards import SequenceScorer
-from baselines.training.rm import RMRunConfig, pairwise_accuracy, train_reward_model
-from baselines.training.rollout import candidate_preferences
-from baselines.training.strategy import STRATEGIES
+from baselines.training.hf.rewards import SequenceScorer
+from baselines.training.hf.rm import RMRunConfig, pairwise_accuracy, train_reward_model
+from baselines.training.mica.rollout import candidate_preferences
+from baselines.training.strategy.policy import STRATEGIES
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--cases", type=int, default=5, help="conversations to rank replies in")

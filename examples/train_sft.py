@@ -14,9 +14,9 @@ import gymnasium as gym
 
 import empa_env  # noqa: F401  (registers EMPA-v1)
 from baselines.training import use_offline_hub
-from baselines.training.data import SFTFilter, sft_examples
-from baselines.training.sft import SFTRunConfig, train_sft
-from baselines.training.strategy import STRATEGIES
+from baselines.training.hf.data import SFTFilter, sft_examples
+from baselines.training.hf.sft import SFTRunConfig, train_sft
+from baselines.training.strategy.policy import STRATEGIES
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--cases", type=int, default=4, help="cases to play")

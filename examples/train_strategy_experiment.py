@@ -1,7 +1,7 @@
 """A small run of the CPU experiment: a strategy-level policy trained with MICA and with GRPO at
 the same budget, then evaluated on the 30-case suite (CPU, a few minutes). The full experiment
 (six estimators, three seeds, figures, a generated write-up) is
-``python -m baselines.training.experiment``.
+``python -m baselines.training.strategy.experiment``.
 
     python examples/train_strategy_experiment.py [--iterations 15] [--cases-per-batch 8]
         [--rollouts 4] [--max-turns N]
@@ -12,7 +12,7 @@ turn N // 2 on): short demo episodes for a quick check of the plumbing, not comp
 
 import argparse
 
-from baselines.training.experiment import ExperimentConfig, markdown, run, table
+from baselines.training.strategy.experiment import ExperimentConfig, markdown, run, table
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--iterations", type=int, default=15, help="training iterations per method")

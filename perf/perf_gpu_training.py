@@ -6,10 +6,10 @@
 Builds a randomly initialised Qwen2 causal LM offline (``--tiny``: hidden 64 x 2 layers; else
 Qwen2-0.5B's shape: hidden 896, 24 layers, 14/2 heads, MLP 4864, over the tiny tokenizer's
 vocabulary, so the embedding is ~1k rows instead of 152k), saves it as a **bf16 checkpoint**
-and loads it back through :func:`~baselines.training.tiny.load_or_build` (fp32 master weights),
+and loads it back through :func:`~baselines.training.hf.tiny.load_or_build` (fp32 master weights),
 then measures, at ``--episodes`` (default 16 and 64) episodes of ``--turns`` turns:
 
-* ``mica rollouts``: :func:`~baselines.training.rollout.play_episodes` with the MICA trainer's
+* ``mica rollouts``: :func:`~baselines.training.mica.rollout.play_episodes` with the MICA trainer's
   generation settings (``MICAConfig.generation``: fast decoder, static cache and compiled decode
   step on CUDA, bf16 autocast): generated tokens per second over the whole rollout (environment
   included), ms per decode step (time inside the decoder / decode steps), the warm-up round's time
@@ -18,7 +18,7 @@ then measures, at ``--episodes`` (default 16 and 64) episodes of ``--turns`` tur
   the optimiser step), its peak memory and the share of weight elements it changed, for
   ``bf16-mixed`` and ``fp32`` (and ``bf16-pure`` for the contrast);
 * ``grpo-trl``: one stock ``trl.GRPOTrainer`` step through
-  :class:`~baselines.training.grpo_trl.EMPARolloutFunction` (every episode of the generation in
+  :class:`~baselines.training.hf.grpo_trl.EMPARolloutFunction` (every episode of the generation in
   lockstep, batched prefix reuse): the rollout's tokens/s and ms per decode step, the step time
   without the rollout, peak memory, share of weights changed.
 
@@ -158,7 +158,7 @@ class Bench:
     def build_checkpoint(self) -> None:
         import torch
 
-        from baselines.training.tiny import QWEN2_0_5B, Qwen2Shape, build_qwen2_causal_lm
+        from baselines.training.hf.tiny import QWEN2_0_5B, Qwen2Shape, build_qwen2_causal_lm
 
         shape = Qwen2Shape() if self.args.tiny else QWEN2_0_5B
         start = time.perf_counter()
@@ -173,13 +173,13 @@ class Bench:
         })  # fmt: skip
 
     def load(self, precision: str) -> tuple[Any, Any]:
-        from baselines.training.tiny import load_or_build
+        from baselines.training.hf.tiny import load_or_build
 
         model, tok = load_or_build(str(self.ckpt), precision=precision)
         return model.to(self.device), tok
 
     def mica_config(self, precision: str, episodes: int, **extra: Any) -> Any:
-        from baselines.training.mica import MICAConfig
+        from baselines.training.mica.trainer import MICAConfig
 
         k = 4
         return MICAConfig(
@@ -194,8 +194,8 @@ class Bench:
     def mica_rollouts(
         self, model: Any, tok: Any, episodes: int, precision: str, attention: str = "auto"
     ) -> None:
-        from baselines.training.fastgen import FastDecoder
-        from baselines.training.rollout import play_episodes
+        from baselines.training.mica.fastgen import FastDecoder
+        from baselines.training.mica.rollout import play_episodes
 
         cfg = self.mica_config(precision, episodes, decode_compile=self.args.compile)
         settings = cfg.generation
@@ -235,7 +235,7 @@ class Bench:
     def mica_step(self, episodes: int, precision: str, compile_mode: str) -> None:
         import warnings
 
-        from baselines.training.mica import MICATrainer, case_dataset
+        from baselines.training.mica.trainer import MICATrainer, case_dataset
 
         model, tok = self.load(precision)
         cfg = self.mica_config(precision, episodes, decode_compile=compile_mode)
@@ -283,8 +283,8 @@ class Bench:
     def grpo_trl(self, episodes: int, precision: str) -> None:
         from trl import GRPOConfig
 
-        from baselines.training.grpo_trl import empa_grpo_trainer
-        from baselines.training.tiny import no_checkpointing
+        from baselines.training.hf.grpo_trl import empa_grpo_trainer
+        from baselines.training.hf.tiny import no_checkpointing
 
         os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
         model, tok = self.load(precision)
@@ -325,7 +325,7 @@ class Bench:
 
         first_tokens = [0.0]
         snap: list[float] = []
-        from baselines.training.fastgen import shared_decoder
+        from baselines.training.mica.fastgen import shared_decoder
 
         trainer.rollout_func = timed
         with _peak() as peak:

@@ -34,8 +34,8 @@ def time_steps(args: argparse.Namespace, threads: int) -> dict[str, float | int]
     from transformers import TrainerCallback
 
     import empa_env  # noqa: F401  (registers EMPA-v1)
-    from baselines.training.mica import MICAConfig, MICATrainer, case_dataset, env_case_ids
-    from baselines.training.tiny import TinyConfig, build_tiny_causal_lm
+    from baselines.training.hf.tiny import TinyConfig, build_tiny_causal_lm
+    from baselines.training.mica.trainer import MICAConfig, MICATrainer, case_dataset, env_case_ids
 
     cfg = TinyConfig(
         hidden_size=args.hidden, intermediate_size=2 * args.hidden, num_hidden_layers=args.layers

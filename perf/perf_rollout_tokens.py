@@ -34,7 +34,7 @@ def _episodes_without_cache(model: Any, tok: Any, envs: Sequence[Any], cases: Se
                             settings: Any) -> list[list[tuple[int, int, int]]]:  # fmt: skip
     """``(prompt tokens, prompt tokens read, generated)`` per turn of each episode, reading the
     stream in full every turn."""
-    from baselines.training.prefix import ConversationStream
+    from baselines.training.mica.prefix import ConversationStream
 
     out = []
     for i, (env, case) in enumerate(zip(envs, cases, strict=True)):
@@ -58,9 +58,9 @@ def measure(args: argparse.Namespace) -> dict[str, dict[str, float]]:
     import torch
 
     import empa_env  # noqa: F401  (registers EMPA-v1)
-    from baselines.training.mica import env_case_ids
-    from baselines.training.rollout import GenerationSettings, play_episodes
-    from baselines.training.tiny import TinyConfig, build_tiny_causal_lm
+    from baselines.training.hf.tiny import TinyConfig, build_tiny_causal_lm
+    from baselines.training.mica.rollout import GenerationSettings, play_episodes
+    from baselines.training.mica.trainer import env_case_ids
 
     torch.set_num_threads(args.threads)
     cfg = TinyConfig(

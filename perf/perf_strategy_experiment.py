@@ -4,7 +4,7 @@ training and evaluation turns played.
 
     python perf/perf_strategy_experiment.py [--workers 2] [--out runs/perf-strategy] [-- ARGS]
 
-Runs ``python -m baselines.training.experiment`` (with ``ARGS`` after ``--``) in a subprocess,
+Runs ``python -m baselines.training.strategy.experiment`` (with ``ARGS`` after ``--``) in a subprocess,
 then reads the run directory it wrote. Compare figures only within one run of the machine.
 """
 
@@ -27,7 +27,14 @@ def main() -> int:
     parser.add_argument("rest", nargs=argparse.REMAINDER, help="-- then experiment arguments")
     a = parser.parse_args()
     extra = a.rest[1:] if a.rest[:1] == ["--"] else a.rest
-    command = [sys.executable, "-m", "baselines.training.experiment", "--out", a.out, *extra]
+    command = [
+        sys.executable,
+        "-m",
+        "baselines.training.strategy.experiment",
+        "--out",
+        a.out,
+        *extra,
+    ]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     t0 = time.perf_counter()
     subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)

@@ -1,5 +1,7 @@
-"""Trainers on Hugging Face TRL: data constructions, Echo-N1 reward functions, SFT, reward models,
-the MICA trainer for causal LMs, and the strategy-level CPU experiment.
+"""Trainers, in three rooms: ``mica`` (the MICA trainer for causal LMs and its rollouts), ``hf``
+(stock TRL trainers: SFT, reward models, GRPO; their data and reward functions; the tiny offline
+models) and ``strategy`` (the strategy-level CPU experiment); ``ray_rollouts`` serves the first
+and the last.
 
 Importing this package is cheap: the modules that need ``torch``/``transformers``/``trl`` (the
 ``train`` extra) import them themselves, so the data constructions and reward functions work

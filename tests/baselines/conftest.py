@@ -67,7 +67,7 @@ class StandInEnv(gym.Env):
 def tiny_tokenizer():
     """The tiny model's tokenizer, trained once per session (it takes seconds)."""
     pytest.importorskip("transformers")
-    from baselines.training.tiny import build_tokenizer
+    from baselines.training.hf.tiny import build_tokenizer
 
     return build_tokenizer()
 

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.train
 
 def test_hf_policy_replies_from_a_saved_model(tmp_path) -> None:
     from baselines.policies.hf_policy import HFPolicy
-    from baselines.training.tiny import TinyConfig, build_tiny_causal_lm
+    from baselines.training.hf.tiny import TinyConfig, build_tiny_causal_lm
     from empa_env.policy import load_policy
 
     model, tokenizer = build_tiny_causal_lm(cfg=TinyConfig())

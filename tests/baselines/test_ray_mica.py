@@ -1,4 +1,4 @@
-"""The MICA language-model trainer's rollouts on Ray actors (baselines.training.mica_rollouts):
+"""The MICA language-model trainer's rollouts on Ray actors (baselines.training.mica.rollouts):
 the actors rebuild the tiny policy from the learner's weights and return its turns; greedy play
 equals the learner's own ``play_episodes``, sampled play does not depend on how the episodes are
 dealt, training runs with ``rollout_workers=2``, and an actor killed mid-generation is restarted
@@ -22,9 +22,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from baselines.training.mica_rollouts import LMRollout, lm_episodes, rollout_batch  # noqa: E402
+from baselines.training.mica.rollout import GenerationSettings, play_episodes  # noqa: E402
+from baselines.training.mica.rollouts import LMRollout, lm_episodes, rollout_batch  # noqa: E402
 from baselines.training.ray_rollouts import PlayedEpisode, play_in_process, shards  # noqa: E402
-from baselines.training.rollout import GenerationSettings, play_episodes  # noqa: E402
 
 pytestmark = [pytest.mark.train, pytest.mark.xdist_group("ray_cluster")]
 MAX_TURNS = 4
@@ -33,7 +33,7 @@ MAX_TURNS = 4
 ENV_KWARGS = {
     "max_turns": MAX_TURNS, "epm_overrides": {"min_turns": MAX_TURNS}, "case_pool": "generated:0:8",
 }  # fmt: skip
-#: Prompts are padded to ``max_prompt_length`` (see baselines.training.mica_rollouts); these
+#: Prompts are padded to ``max_prompt_length`` (see baselines.training.mica.rollouts); these
 #: episodes' prompts stay under 200 tokens, so 256 (the trainers' setting below) truncates none.
 SAMPLED = GenerationSettings(max_new_tokens=6, max_prompt_length=256)
 GREEDY = GenerationSettings(max_new_tokens=6, greedy=True, max_prompt_length=256)
@@ -58,7 +58,7 @@ def setting():
     import torch
 
     import empa_env  # noqa: F401
-    from baselines.training.tiny import build_tiny_causal_lm, build_tokenizer
+    from baselines.training.hf.tiny import build_tiny_causal_lm, build_tokenizer
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as the trainer and the actors: ~30x faster on a busy 2-core CPU
@@ -115,7 +115,7 @@ def test_a_batch_with_a_missing_or_repeated_episode_is_refused():
 
 
 def test_rollout_workers_refuses_what_it_cannot_ship(tmp_path, setting, standin_env_factory):
-    from baselines.training.mica import MICAConfig, MICATrainer, case_dataset
+    from baselines.training.mica.trainer import MICAConfig, MICATrainer, case_dataset
 
     model, tokenizer, _envs, cases = setting
     with pytest.raises(ValueError, match="reuse_prefix"):
@@ -153,7 +153,7 @@ def pool(cluster):
 
 
 def _trainer(model, tokenizer, cases, tmp_path, pool, max_steps, max_new_tokens=6, k=2):
-    from baselines.training.mica import MICAConfig, MICATrainer, case_dataset
+    from baselines.training.mica.trainer import MICAConfig, MICATrainer, case_dataset
 
     config = MICAConfig(
         output_dir=str(tmp_path), per_device_train_batch_size=2, num_rollouts=k,
@@ -171,7 +171,7 @@ def test_actors_play_the_learners_episodes_and_the_trainer_learns_on_them(
 
     import torch
 
-    from baselines.training.distributed import rollout_seed
+    from baselines.training.mica.distributed import rollout_seed
 
     model, tokenizer, envs, cases = setting
     assert len({w.split("/")[0] for w in pool.where()}) == 2  # one actor per worker node
@@ -216,7 +216,7 @@ def test_an_actor_killed_mid_generation_is_restarted_and_the_step_completes(sett
 
     import ray
 
-    from baselines.training.distributed import rollout_seed
+    from baselines.training.mica.distributed import rollout_seed
 
     model, tokenizer, envs, cases = setting
     where = pool.where()

@@ -37,7 +37,7 @@ def setting():
     import gymnasium as gym
 
     import empa_env  # noqa: F401
-    from baselines.training.strategy import build_policy
+    from baselines.training.strategy.policy import build_policy
 
     envs = [gym.make("EMPA-v1", max_turns=MAX_TURNS) for _ in range(4)]
     cases = [c.id for c in envs[0].unwrapped.cases][:2]
@@ -53,7 +53,7 @@ def test_shards_deal_every_episode_once_in_contiguous_runs():
 
 
 def test_a_batch_with_a_missing_episode_is_refused():
-    from baselines.training.strategy_rollouts import episode_batch
+    from baselines.training.strategy.rollouts import episode_batch
 
     played = [
         PlayedEpisode(i, "c", i, [0.1], [{"action": 0, "features": np.zeros(3)}]) for i in (0, 2)
@@ -64,8 +64,8 @@ def test_a_batch_with_a_missing_episode_is_refused():
 
 def test_greedy_recipe_plays_exactly_the_experiments_own_loop(setting):
     """No random draw in greedy play: the recipe is the experiment's policy, bit for bit."""
-    from baselines.training.experiment import play
-    from baselines.training.strategy_rollouts import (
+    from baselines.training.strategy.experiment import play
+    from baselines.training.strategy.rollouts import (
         StrategyRollout,
         episode_batch,
         strategy_episodes,
@@ -79,7 +79,7 @@ def test_greedy_recipe_plays_exactly_the_experiments_own_loop(setting):
 
 
 def test_sampled_episodes_do_not_depend_on_how_they_are_dealt(setting):
-    from baselines.training.strategy_rollouts import (
+    from baselines.training.strategy.rollouts import (
         StrategyRollout,
         episode_batch,
         strategy_episodes,
@@ -116,8 +116,8 @@ def pool(cluster):
 def test_ray_actors_return_the_in_process_episodes_and_advantages_even_when_one_dies(setting, pool):
     import ray
 
-    from baselines.training.experiment import play
-    from baselines.training.strategy_rollouts import (
+    from baselines.training.strategy.experiment import play
+    from baselines.training.strategy.rollouts import (
         StrategyRollout,
         episode_batch,
         play_on_workers,
@@ -167,7 +167,7 @@ def test_the_strategy_experiment_trains_the_same_on_ray_workers_as_in_process(
     """`--rollout-workers 2`: the learner's curve equals the one with the same recipe played in
     its own process, iteration by iteration (the weights it ships change every iteration)."""
     import baselines.training.ray_rollouts as ray_rollouts
-    from baselines.training.experiment import ExperimentConfig, train_method
+    from baselines.training.strategy.experiment import ExperimentConfig, train_method
 
     class SharedPool:  # the module's actors, as the experiment would start them
         def __init__(self, workers, env_id, env_kwargs=None, **_):

@@ -58,8 +58,8 @@ def _check_generated(dp, skipped=()):
 
 def test_sft_and_rm_flags_come_from_every_dataclass_field():
     from baselines.train_cli import RMCommandOptions, SFTCommandOptions, rm_parser, sft_parser
-    from baselines.training.rm import RMRunConfig
-    from baselines.training.sft import SFTRunConfig
+    from baselines.training.hf.rm import RMRunConfig
+    from baselines.training.hf.sft import SFTRunConfig
 
     sft = sft_parser()
     assert sft.dataclass_types == (SFTRunConfig, SFTCommandOptions)
@@ -86,7 +86,7 @@ def test_sft_and_rm_flags_come_from_every_dataclass_field():
 def test_mica_flags_come_from_every_dataclass_field():
     pytest.importorskip("trl")
     from baselines.train_cli import MICACommandOptions, mica_parser
-    from baselines.training.mica import MICAConfig
+    from baselines.training.mica.trainer import MICAConfig
 
     dp = mica_parser()
     assert dp.dataclass_types == (MICAConfig, MICACommandOptions)
@@ -193,7 +193,7 @@ def test_train_help_on_the_base_install_says_how_to_install_in_one_error_line():
 def test_importing_the_cli_sets_no_environment_variables():
     code = (
         "import os; before = dict(os.environ); import baselines.train_cli, baselines.training; "
-        "import baselines.training.sft, baselines.training.rollout; "
+        "import baselines.training.hf.sft, baselines.training.mica.rollout; "
         "print(sorted(set(os.environ) - set(before)))"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "TRANSFORMERS_"))}

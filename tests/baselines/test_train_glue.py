@@ -14,7 +14,7 @@ pytest.importorskip("trl")
 pytest.importorskip("empa_env.env")
 
 from baselines.train_cli import main  # noqa: E402
-from baselines.training.data import read_trajectories, run_preference_pairs  # noqa: E402
+from baselines.training.hf.data import read_trajectories, run_preference_pairs  # noqa: E402
 
 pytestmark = pytest.mark.train
 
@@ -122,7 +122,7 @@ def test_model_id_present_in_the_cache_loads(tmp_path, run_dir, capsys, monkeypa
     is offline, as ``HF_HUB_OFFLINE=1`` makes it)."""
     import huggingface_hub.constants
 
-    from baselines.training.tiny import build_tiny_causal_lm
+    from baselines.training.hf.tiny import build_tiny_causal_lm
 
     cache = tmp_path / "hub"
     snapshot = cache / "models--empa-test--tiny" / "snapshots" / "0123abcd"

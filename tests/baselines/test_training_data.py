@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from baselines.training.data import (
+from baselines.training.hf.data import (
     HUMAN,
     MACHINE,
     SFTFilter,

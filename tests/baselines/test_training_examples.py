@@ -36,9 +36,9 @@ SMOKE_ARGS = {
 PRELOAD = [
     "torch", "torch._dynamo", "transformers", "transformers.models.llama.modeling_llama",
     "datasets", "accelerate", "trl", "trl.trainer.grpo_trainer", "trl.trainer.sft_trainer", "trl.trainer.reward_trainer",
-    "pandas", "gymnasium", "empa_env", "baselines.training.experiment", "baselines.training.mica",
-    "baselines.training.grpo_trl", "baselines.training.sft", "baselines.training.rm",
-    "baselines.training.rewards", "baselines.training.tiny", "baselines.training.tiny_tools",
+    "pandas", "gymnasium", "empa_env", "baselines.training.strategy.experiment", "baselines.training.mica.trainer",
+    "baselines.training.hf.grpo_trl", "baselines.training.hf.sft", "baselines.training.hf.rm",
+    "baselines.training.hf.rewards", "baselines.training.hf.tiny", "baselines.training.hf.tiny_tools",
     "empa_env.integrations.trl",
 ]  # fmt: skip
 

@@ -1,4 +1,4 @@
-"""The fast rollout decoder (:mod:`baselines.training.fastgen`): one batched prefill and a
+"""The fast rollout decoder (:mod:`baselines.training.mica.fastgen`): one batched prefill and a
 device-side decode loop per turn, prefix reuse batched, a static cache; its greedy outputs equal
 ``model.generate``'s and the per-episode prefix-reuse path's, token for token (CPU)."""
 
@@ -10,15 +10,15 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from baselines.training.fastgen import FastDecoder  # noqa: E402
-from baselines.training.mica_rollouts import EpisodeSampler  # noqa: E402
-from baselines.training.rollout import (  # noqa: E402
+from baselines.training.hf.tiny import build_qwen2_causal_lm, build_tiny_causal_lm  # noqa: E402
+from baselines.training.mica.fastgen import FastDecoder  # noqa: E402
+from baselines.training.mica.rollout import (  # noqa: E402
     GenerationSettings,
     LMTurns,
     generate_replies,
     play_episodes,
 )
-from baselines.training.tiny import build_qwen2_causal_lm, build_tiny_causal_lm  # noqa: E402
+from baselines.training.mica.rollouts import EpisodeSampler  # noqa: E402
 
 from .conftest import StandInEnv  # noqa: E402
 
@@ -168,7 +168,7 @@ def test_qwen2_greedy_equal_with_prefix_reuse(tiny_tokenizer):
 
 
 def test_grouped_attention_equals_repeated_heads():
-    from baselines.training.fastgen import grouped_attention
+    from baselines.training.mica.fastgen import grouped_attention
 
     torch.manual_seed(0)
     q, k, v = torch.randn(3, 6, 5, 8), torch.randn(3, 2, 9, 8), torch.randn(3, 2, 9, 8)
@@ -182,7 +182,7 @@ def test_grouped_attention_equals_repeated_heads():
 
 
 def test_grouped_attention_decodes_the_same_greedy_tokens(tiny_tokenizer):
-    from baselines.training.fastgen import GROUPED_ATTENTION
+    from baselines.training.mica.fastgen import GROUPED_ATTENTION
 
     model, tok = build_qwen2_causal_lm(tiny_tokenizer, seed=1)
     reference = generate_replies(model, tok, PROMPTS, GenerationSettings(12, greedy=True))

@@ -15,8 +15,8 @@ pytest.importorskip("trl")
 from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 from trl.chat_template_utils import parse_response  # noqa: E402
 
-from baselines.training.tiny import no_checkpointing  # noqa: E402
-from baselines.training.tiny_tools import build_tiny_tool_caller  # noqa: E402
+from baselines.training.hf.tiny import no_checkpointing  # noqa: E402
+from baselines.training.hf.tiny_tools import build_tiny_tool_caller  # noqa: E402
 from empa_env.integrations.trl import EMPAToolEnv, dataset_rows, empa_dataset, epm_index_reward  # noqa: E402
 from tests.integrations.reference import assistant_replies, replay  # noqa: E402
 

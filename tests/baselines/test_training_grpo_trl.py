@@ -11,12 +11,12 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from baselines.training.grpo_trl import (  # noqa: E402
+from baselines.training.hf.grpo_trl import (  # noqa: E402
     empa_grpo_trainer,
     episode_streams,
     trajectory_reward,
 )
-from baselines.training.rollout import RolloutBatch, TurnSample  # noqa: E402
+from baselines.training.mica.rollout import RolloutBatch, TurnSample  # noqa: E402
 
 pytestmark = pytest.mark.train
 
@@ -70,8 +70,8 @@ def test_stock_grpo_trainer_trains_on_empa_episodes(tmp_path, tiny_tokenizer, mo
     from trl import GRPOConfig
 
     import empa_env  # noqa: F401
-    from baselines.training.mica import env_case_ids
-    from baselines.training.tiny import build_tiny_causal_lm, no_checkpointing
+    from baselines.training.hf.tiny import build_tiny_causal_lm, no_checkpointing
+    from baselines.training.mica.trainer import env_case_ids
 
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
     cases = env_case_ids(gym.make("EMPA-v1", **ENV_KWARGS))[:4]

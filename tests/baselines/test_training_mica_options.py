@@ -13,8 +13,10 @@ pytest.importorskip("trl")
 
 import torch  # noqa: E402
 
-from baselines.training.losses import loss_types  # noqa: E402
-from baselines.training.mica import (  # noqa: E402
+from baselines.training.hf.tiny import build_tiny_causal_lm, build_tokenizer  # noqa: E402
+from baselines.training.mica.losses import loss_types  # noqa: E402
+from baselines.training.mica.rollout import RolloutBatch, TurnSample  # noqa: E402
+from baselines.training.mica.trainer import (  # noqa: E402
     MICAConfig,
     MICATrainer,
     case_dataset,
@@ -24,8 +26,6 @@ from baselines.training.mica import (  # noqa: E402
     policy_loss_terms,
     turn_tensors,
 )
-from baselines.training.rollout import RolloutBatch, TurnSample  # noqa: E402
-from baselines.training.tiny import build_tiny_causal_lm, build_tokenizer  # noqa: E402
 
 #: The loss types shipped with the trainer (a test may register more).
 BUILTIN_LOSS_TYPES = ("grpo", "dapo", "dr_grpo", "mica_seq")

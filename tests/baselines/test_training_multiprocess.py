@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from baselines.advantages import AdvantageConfig, estimators, is_batch_wide, mica_advantages
-from baselines.training.distributed import (
+from baselines.training.mica.distributed import (
     gathered_advantages,
     reduce_metrics,
     rollout_seed,

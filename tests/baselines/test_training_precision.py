@@ -9,12 +9,12 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from baselines.training.mica import MICAConfig, MICATrainer, case_dataset  # noqa: E402
-from baselines.training.tiny import (  # noqa: E402
+from baselines.training.hf.tiny import (  # noqa: E402
     build_qwen2_causal_lm,
     load_or_build,
     master_weights,
 )
+from baselines.training.mica.trainer import MICAConfig, MICATrainer, case_dataset  # noqa: E402
 
 from .conftest import StandInEnv  # noqa: E402
 
@@ -86,9 +86,9 @@ def test_pure_bf16_is_explicit_warns_and_rounds_small_updates_away(bf16_checkpoi
 
 
 def test_master_weights_for_every_trainer(tiny_tokenizer, tmp_path):
-    from baselines.training.rm import RMRunConfig, build_reward_trainer
-    from baselines.training.sft import SFTRunConfig, build_sft_trainer
-    from baselines.training.tiny import build_tiny_reward_model
+    from baselines.training.hf.rm import RMRunConfig, build_reward_trainer
+    from baselines.training.hf.sft import SFTRunConfig, build_sft_trainer
+    from baselines.training.hf.tiny import build_tiny_reward_model
 
     model, _ = build_qwen2_causal_lm(tiny_tokenizer)
     assert master_weights(model.to(torch.bfloat16)) is model

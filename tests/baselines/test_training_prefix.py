@@ -8,9 +8,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from baselines.training.prefix import ConversationStream, chat_text, continuation_ids  # noqa: E402
-from baselines.training.rollout import GenerationSettings, play_episodes  # noqa: E402
-from baselines.training.tiny import build_tiny_causal_lm  # noqa: E402
+from baselines.training.hf.tiny import build_tiny_causal_lm  # noqa: E402
+from baselines.training.mica.prefix import ConversationStream, chat_text, continuation_ids  # noqa: E402
+from baselines.training.mica.rollout import GenerationSettings, play_episodes  # noqa: E402
 
 from .conftest import StandInEnv  # noqa: E402
 

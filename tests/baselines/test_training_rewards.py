@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from baselines.training.rewards import (
+from baselines.training.hf.rewards import (
     EmpathyReward,
     HumanlikeReward,
     ProcessGatedReward,

@@ -7,7 +7,7 @@ import pytest
 gym = pytest.importorskip("gymnasium")
 pytest.importorskip("empa_env.env")
 
-from baselines.training.rollout import candidate_preferences, score_candidates  # noqa: E402
+from baselines.training.mica.rollout import candidate_preferences, score_candidates  # noqa: E402
 
 
 def test_candidates_are_scored_on_copies_and_ranked():

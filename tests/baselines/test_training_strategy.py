@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from baselines.training.strategy import (
+from baselines.training.strategy.policy import (
     CONTENT_BLIND,
     FEATURE_DIM,
     N_STRATEGIES,
@@ -93,8 +93,8 @@ def test_features_describe_the_conversation():
 @pytest.mark.train
 def test_policy_and_loss():
     torch = pytest.importorskip("torch")
-    from baselines.training.experiment import EpisodeBatch, pg_loss
-    from baselines.training.strategy import build_policy
+    from baselines.training.strategy.experiment import EpisodeBatch, pg_loss
+    from baselines.training.strategy.policy import build_policy
 
     net = build_policy(seed=0)
     x = torch.from_numpy(np.stack([features(CONV, [0]), features(CONV[:1], [])]))
@@ -125,7 +125,7 @@ def test_policy_and_loss():
 
 
 def test_table_and_markdown_shape():
-    from baselines.training.experiment import markdown, table
+    from baselines.training.strategy.experiment import markdown, table
 
     results = pd.DataFrame(
         [{"method": m, "seed": s, "pass": p, "score": sc, "turns": 20.0}
@@ -144,7 +144,7 @@ def test_table_and_markdown_shape():
 
 def test_figure_from_curves():
     pytest.importorskip("matplotlib")
-    from baselines.training.experiment import figure
+    from baselines.training.strategy.experiment import figure
 
     curves = pd.DataFrame(
         [{"method": m, "seed": s, "iteration": i, "episodes": 8 * i, "return": i * (s + 1.0),
@@ -152,7 +152,7 @@ def test_figure_from_curves():
     )  # fmt: skip
     fig = figure(curves)
     assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 2
-    from baselines.training.experiment import gradient_figure
+    from baselines.training.strategy.experiment import gradient_figure
 
     curves = pd.DataFrame(
         [{"method": m, "seed": s, "iteration": i, "episodes": 8 * i, "return": float(i),
@@ -211,8 +211,8 @@ def test_play_reproduces_the_experiments_own_loop_bit_for_bit(greedy):
     import gymnasium as gym
 
     import empa_env  # noqa: F401
-    from baselines.training.experiment import play
-    from baselines.training.strategy import build_policy
+    from baselines.training.strategy.experiment import play
+    from baselines.training.strategy.policy import build_policy
 
     net = build_policy(seed=1)
     envs = [gym.make("EMPA-v1", max_turns=14) for _ in range(4)]

@@ -12,22 +12,22 @@ pytest.importorskip("trl")
 
 import torch  # noqa: E402
 
-from baselines.training.data import sft_examples  # noqa: E402
-from baselines.training.mica import (  # noqa: E402
+from baselines.training.hf.data import sft_examples  # noqa: E402
+from baselines.training.hf.rewards import SequenceScorer  # noqa: E402
+from baselines.training.hf.rm import RMRunConfig, build_reward_trainer, pairwise_accuracy  # noqa: E402
+from baselines.training.hf.sft import SFTRunConfig, build_sft_trainer  # noqa: E402
+from baselines.training.hf.tiny import (  # noqa: E402
+    build_tiny_causal_lm,
+    build_tiny_reward_model,
+    build_tokenizer,
+)
+from baselines.training.mica.rollout import GenerationSettings, play_episodes  # noqa: E402
+from baselines.training.mica.trainer import (  # noqa: E402
     MICAConfig,
     MICATrainer,
     case_dataset,
     clipped_turn_loss,
     turn_tensors,
-)
-from baselines.training.rewards import SequenceScorer  # noqa: E402
-from baselines.training.rm import RMRunConfig, build_reward_trainer, pairwise_accuracy  # noqa: E402
-from baselines.training.rollout import GenerationSettings, play_episodes  # noqa: E402
-from baselines.training.sft import SFTRunConfig, build_sft_trainer  # noqa: E402
-from baselines.training.tiny import (  # noqa: E402
-    build_tiny_causal_lm,
-    build_tiny_reward_model,
-    build_tokenizer,
 )
 
 pytestmark = pytest.mark.train
@@ -221,7 +221,7 @@ def test_mica_trainer_on_the_offline_env(tmp_path, tokenizer):
     """The real EMPA-v1 (offline roles), short episodes: end to end through gymnasium.make."""
     gym = pytest.importorskip("gymnasium")
     pytest.importorskip("empa_env.env")
-    from baselines.training.mica import env_case_ids
+    from baselines.training.mica.trainer import env_case_ids
 
     env_kwargs = {"max_turns": 3, "epm_overrides": {"min_turns": 2}}
     cases = env_case_ids(gym.make("EMPA-v1"))[:2]
@@ -247,7 +247,7 @@ def test_reward_functions_plug_into_trl_grpo(tmp_path, tokenizer):
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
-    from baselines.training.rewards import (
+    from baselines.training.hf.rewards import (
         EmpathyReward,
         HumanlikeReward,
         TotalReward,

@@ -20,8 +20,8 @@ import torch
 
 import empa_env  # noqa: F401  (registers EMPA-v1)
 from baselines.training import use_offline_hub
-from baselines.training.mica import MICAConfig, MICATrainer, case_dataset, env_case_ids
-from baselines.training.tiny import build_tiny_causal_lm
+from baselines.training.hf.tiny import build_tiny_causal_lm
+from baselines.training.mica.trainer import MICAConfig, MICATrainer, case_dataset, env_case_ids
 
 #: ``generated:0:8``: the first 8 cases of the default generated pool (the same cases, without
 #: generating the other 592 in each process).

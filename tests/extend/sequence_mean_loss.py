@@ -1,12 +1,12 @@
 """A new loss type in one file: each reply's per-token terms averaged, then averaged over the
 turns of the generation (``loss_type="reply_mean"``): TRL's ``grpo`` aggregation, written anew
-on the public :class:`~baselines.training.losses.LossType` contract."""
+on the public :class:`~baselines.training.mica.losses.LossType` contract."""
 
 from __future__ import annotations
 
 import torch
 
-from baselines.training.losses import ClippedTerms, LossTerms, LossType, loss_types
+from baselines.training.mica.losses import ClippedTerms, LossTerms, LossType, loss_types
 
 
 @loss_types.register("reply_mean", replace=True)

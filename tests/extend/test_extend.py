@@ -44,7 +44,7 @@ def test_a_new_executor_is_one_file_and_a_name_for_empa_bench(tmp_path, capsys):
 
 def test_a_new_advantage_estimator_is_one_file_and_a_name():
     from baselines.advantages import AdvantageConfig, estimators, is_batch_wide
-    from baselines.training.distributed import gathered_advantages
+    from baselines.training.mica.distributed import gathered_advantages
     from tests.extend.batch_mean_estimator import batch_mean_advantages
 
     rewards = np.array([[[1.0, 3.0, 0.0], [2.0, 0.0, 0.0]], [[4.0, 4.0, 4.0], [0.0, 0.0, 0.0]]])
@@ -68,7 +68,7 @@ def test_a_new_loss_type_is_one_file_and_a_name():
     pytest.importorskip("trl")
     import torch
 
-    from baselines.training.mica import MICAConfig, loss_denominator, policy_loss
+    from baselines.training.mica.trainer import MICAConfig, loss_denominator, policy_loss
     from tests.extend import sequence_mean_loss  # noqa: F401  (registers "reply_mean")
 
     g = torch.Generator().manual_seed(0)

@@ -3,7 +3,7 @@ examples of TRL's environment path (``GRPOTrainer(environment_factory=...)``).
 
 TRL's environment loop goes on only while the model calls a tool in its chat template's format,
 which a randomly initialised model never does. :func:`build_tiny_tool_caller` takes the tiny
-Llama of :mod:`baselines.training.tiny`, gives its tokenizer Qwen2.5's chat template (TRL ships
+Llama of :mod:`baselines.training.hf.tiny`, gives its tokenizer Qwen2.5's chat template (TRL ships
 it and parses its ``<tool_call>`` blocks: ``trl.chat_template_utils.add_response_schema``), and
 teaches it in a short supervised warm-up (AdamW on its own assistant turns only) to answer a
 person by calling ``reply`` with one of a few plain replies, turn after turn. The people it
@@ -124,7 +124,7 @@ def build_tiny_tool_caller(
     from transformers.utils import get_json_schema
     from trl.chat_template_utils import add_response_schema, qwen2_5_chat_template
 
-    from baselines.training.tiny import (
+    from baselines.training.hf.tiny import (
         TinyConfig,
         build_tiny_causal_lm,
         build_tokenizer,

@@ -3,7 +3,7 @@
 Algorithm 1 of the MICA paper, one optimiser step per batch of ``B`` cases:
 
 1. play ``K`` whole episodes per case in EMPA environments (any backend) with the current policy
-   (:func:`baselines.training.rollout.play_episodes`); each turn yields ``(h_t, a_t, r_t)``;
+   (:func:`baselines.training.mica.rollout.play_episodes`); each turn yields ``(h_t, a_t, r_t)``;
 2. per-turn advantages ``A_t`` from any estimator of :mod:`baselines.advantages` (MICA's mixed
    ``alpha * A^t + (1 - alpha) * A^g`` by default, or GRPO / REINFORCE++ / pure variants);
 3. the per-turn clipped policy-gradient loss; ``loss_type`` names the aggregation, as in TRL's
@@ -37,13 +37,13 @@ Several processes (``accelerate launch --num_processes N``, CPU/gloo included) s
 generation batch: each plays its own ``B * steps_per_generation`` cases with its own seeds; MICA,
 GRPO and the other per-case estimators are computed per process (a case's ``K`` rollouts never
 straddle processes), the REINFORCE++ ones over the gathered global batch, and the logged metrics
-are means over all processes (:mod:`baselines.training.distributed`). Generation runs on the model
+are means over all processes (:mod:`baselines.training.mica.distributed`). Generation runs on the model
 unwrapped by TRL's ``unwrap_model_for_generation`` (DDP, DeepSpeed ZeRO-3 with its parameters
 gathered) inside TRL's ``DistributedBackend.summon_full_params`` (FSDP v1), as in TRL's
 ``GRPOTrainer``.
 
 With ``rollout_workers = N > 0`` (``empa train mica --rollout-workers N``) the episodes are played
-by ``N`` Ray actors instead (:mod:`baselines.training.mica_rollouts`): each generation ships the
+by ``N`` Ray actors instead (:mod:`baselines.training.mica.rollouts`): each generation ships the
 policy's weights once, every actor rebuilds the model from its configuration and plays its share
 with the same generation settings, and the learner gets the turns back and runs the same
 advantage, loss and update code. One learner process (the actors are the parallelism).
@@ -71,11 +71,11 @@ from transformers import PreTrainedTokenizerBase, Trainer, TrainingArguments
 from trl.trainer.utils import RepeatSampler, selective_log_softmax
 
 from baselines.advantages import AdvantageConfig, Estimator, estimators
-from baselines.training.distributed import gathered_advantages, reduce_metrics, rollout_seed
-from baselines.training.losses import ClippedTerms, LossTerms, loss_types
-from baselines.training.losses import loss_type as loss_type_named
-from baselines.training.rollout import GenerationSettings, RolloutBatch, play_episodes
-from baselines.training.tiny import PRECISION_HELP, check_precision, master_weights
+from baselines.training.hf.tiny import PRECISION_HELP, check_precision, master_weights
+from baselines.training.mica.distributed import gathered_advantages, reduce_metrics, rollout_seed
+from baselines.training.mica.losses import ClippedTerms, LossTerms, loss_types
+from baselines.training.mica.losses import loss_type as loss_type_named
+from baselines.training.mica.rollout import GenerationSettings, RolloutBatch, play_episodes
 
 #: Default of ``MICAConfig.torch_threads``, measured by perf/perf_mica_threads.py on a
 #: shared 2-core CPU (B=1, K=2, EMPA-v1 max_turns 12): Llama hidden 256 x 4 layers, 10.8 s/step with
@@ -443,11 +443,11 @@ class MICATrainer(Trainer):
             generation and ended by :meth:`close` (a pool passed in is left to its owner).
 
     With ``rollout_workers > 0`` each generation ships the policy's weights to the actors once
-    (:class:`~baselines.training.mica_rollouts.LMRollout`), the actors play the episodes and
+    (:class:`~baselines.training.mica.rollouts.LMRollout`), the actors play the episodes and
     return their turns; advantages, tensors and the update are the same code as in-process.
     Sampled episodes then draw from per-episode generators, so they do not depend on the number
     of workers, but differ from ``rollout_workers=0`` (torch's global generator); greedy decoding
-    is identical (:mod:`baselines.training.mica_rollouts`).
+    is identical (:mod:`baselines.training.mica.rollouts`).
 
     After each micro-step :attr:`pass_log` holds one row ``{"step", "pass", "ratio_dev",
     "clip_ratio"}`` (``pass`` counts the uses of the current generation from 0, ``ratio_dev`` is
@@ -615,7 +615,7 @@ class MICATrainer(Trainer):
 
     def _play_on_workers(self, model: Any, case_ids: list[str], k: int, seed: int) -> RolloutBatch:
         """The generation's episodes played by the rollout pool (started here the first time)."""
-        from baselines.training.mica_rollouts import LMRollout, lm_episodes, rollout_batch
+        from baselines.training.mica.rollouts import LMRollout, lm_episodes, rollout_batch
 
         if self._rollout_pool is None:
             from baselines.training.ray_rollouts import RayRolloutPool

@@ -3,14 +3,14 @@
 Two sources of pairs:
 
 * the environment: K candidate replies at one context ranked by the Judger's increment
-  (:func:`baselines.training.data.preference_pairs`, collected by
-  :func:`baselines.training.rollout.candidate_preferences`);
+  (:func:`baselines.training.hf.data.preference_pairs`, collected by
+  :func:`baselines.training.mica.rollout.candidate_preferences`);
 * any dialogue corpus through the Echo-N1 humanlike constructions
-  (:func:`baselines.training.data.humanlike_pairs`).
+  (:func:`baselines.training.hf.data.humanlike_pairs`).
 
-The trained model is a pointwise scorer; :class:`baselines.training.rewards.SequenceScorer`
-turns it into the judge behind :class:`~baselines.training.rewards.EmpathyReward` (Bradley-Terry
-against a reference) or :class:`~baselines.training.rewards.HumanlikeReward`.
+The trained model is a pointwise scorer; :class:`baselines.training.hf.rewards.SequenceScorer`
+turns it into the judge behind :class:`~baselines.training.hf.rewards.EmpathyReward` (Bradley-Terry
+against a reference) or :class:`~baselines.training.hf.rewards.HumanlikeReward`.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from baselines.training.data import to_dataset
-from baselines.training.tiny import (
+from baselines.training.hf.data import to_dataset
+from baselines.training.hf.tiny import (
     TrainRunConfig,
     check_precision,
     cpu_trainer_kwargs,
@@ -55,7 +55,7 @@ def build_reward_trainer(
     ``prompt`` and ``margin``; conversational or plain text)."""
     from trl import RewardTrainer
 
-    from baselines.training.tiny import load_or_build
+    from baselines.training.hf.tiny import load_or_build
 
     if not pairs:
         raise ValueError("no preference pairs")

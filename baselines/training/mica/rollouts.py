@@ -4,12 +4,12 @@
 :class:`LMRollout` carries what an actor needs to rebuild the learner's policy as it is now: the
 model's configuration, its ``state_dict`` (CPU tensors; :meth:`RayRolloutPool.play` puts the
 recipe in the object store once per generation, every actor reads the same copy), the tokenizer
-and the :class:`~baselines.training.rollout.GenerationSettings`. On an actor the model is built
+and the :class:`~baselines.training.mica.rollout.GenerationSettings`. On an actor the model is built
 once from the configuration (``AutoModelForCausalLM.from_config``) and every later recipe only
 loads its weights into it. The actor then plays its episodes with the trainer's own batched
 generation (one ``generate`` per turn over its running episodes, as
-:func:`~baselines.training.rollout.play_episodes`), and :func:`rollout_batch` turns the played
-episodes back into the :class:`~baselines.training.rollout.RolloutBatch` the advantage code takes.
+:func:`~baselines.training.mica.rollout.play_episodes`), and :func:`rollout_batch` turns the played
+episodes back into the :class:`~baselines.training.mica.rollout.RolloutBatch` the advantage code takes.
 
 Randomness. Sampling does not use torch's global generator: each token of episode ``i``'s reply
 at turn ``t`` is drawn by :class:`EpisodeSampler` from ``numpy.random.default_rng([seed, i, t])``
@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from baselines.training.mica.rollout import GenerationSettings, LMTurns, RolloutBatch, TurnSample
 from baselines.training.ray_rollouts import EpisodeSpec, PlayedEpisode
-from baselines.training.rollout import GenerationSettings, LMTurns, RolloutBatch, TurnSample
 from empa_env.rollout import Step
 
 
@@ -116,7 +116,7 @@ class _SeededLMTurns(LMTurns):
         self._turn = turn
 
     def _generate(self, prompts: list[list[int]]) -> list[list[int]]:
-        from baselines.training.rollout import generate_replies
+        from baselines.training.mica.rollout import generate_replies
 
         s = self.settings
         width = s.max_prompt_length  # the same for every batch: see the module docstring

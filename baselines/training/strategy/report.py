@@ -8,7 +8,7 @@ directory gives the same markdown, byte for byte (``tests/baselines/test_experim
 checks the committed one in ``docs/results/strategy_experiment/``, and that the environment it
 records is the one the current defaults give).
 
-    python -m baselines.training.experiment --write-up docs/results/strategy_experiment
+    python -m baselines.training.strategy.experiment --write-up docs/results/strategy_experiment
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from baselines.training.experiment import (
+from baselines.training.strategy.experiment import (
     FIG5_METHODS,
     METHODS,
     ExperimentConfig,
@@ -88,7 +88,7 @@ def write_run(
     meta = {
         "config": asdict(cfg), "environment": environment_record(cfg), "seconds": round(seconds),
         "package_version": __version__,
-        "command": "python -m baselines.training.experiment --out " + str(out),
+        "command": "python -m baselines.training.strategy.experiment --out " + str(out),
     }  # fmt: skip
     atomic_write(out / "config.json", json.dumps(meta, indent=2, default=str) + "\n")
     return write_up(out)
@@ -192,7 +192,7 @@ def _transcript_md(episode: Mapping[str, Any]) -> str:
 
 
 README_BEGIN = (
-    "<!-- strategy-experiment:begin (generated; see baselines/training/experiment_report.py) -->"
+    "<!-- strategy-experiment:begin (generated; see baselines/training/strategy/report.py) -->"
 )
 README_END = "<!-- strategy-experiment:end -->"
 
@@ -252,7 +252,7 @@ def write_up(run_dir: Path) -> Path:
     out = [
         "# The strategy experiment: MICA vs GRPO in miniature",
         "",
-        "<!-- Generated from the files beside it by `python -m baselines.training.experiment "
+        "<!-- Generated from the files beside it by `python -m baselines.training.strategy.experiment "
         "--write-up DIR` (DIR: this directory). Do not edit; rerun. -->",
         "",
         f"A strategy-level policy (an MLP choosing one of 22 reply strategies) trained on "

@@ -14,7 +14,7 @@ per turn and in total (``tokens/...``) and :meth:`RolloutBatch.tokens_by_turn` p
 default each turn re-reads its whole history (one batched ``generate`` over the episodes still
 running, left-padded; the padding is not counted). With ``GenerationSettings.reuse_prefix`` each
 conversation is one token stream whose KV cache is carried across turns
-(:mod:`baselines.training.prefix`): a turn reads only its new tokens, one ``generate`` per episode.
+(:mod:`baselines.training.mica.prefix`): a turn reads only its new tokens, one ``generate`` per episode.
 
 :func:`candidate_preferences` scores K candidate replies at one context by stepping copies of an
 environment, for reward-model pairs ranked by the Judger's increment.
@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from baselines.training.data import preference_pairs
-from baselines.training.prefix import ConversationStream
+from baselines.training.hf.data import preference_pairs
+from baselines.training.mica.prefix import ConversationStream
 from empa_env.policy import ChatMessage, Messages
 from empa_env.rollout import RolloutHooks, Step, play_lockstep
 
@@ -134,7 +134,7 @@ class GenerationSettings:
     system_prompt: str | None = None
     reuse_prefix: bool = False  # one token stream + KV cache per conversation (prefix.py)
     greedy: bool = False  # argmax decoding instead of sampling (tests, evaluation)
-    #: "fast": :class:`~baselines.training.fastgen.FastDecoder` (one batched prefill and decode
+    #: "fast": :class:`~baselines.training.mica.fastgen.FastDecoder` (one batched prefill and decode
     #: loop per turn, prefix reuse batched too); "plain": ``model.generate`` (prefix reuse one
     #: episode at a time); "auto": fast when the model is on a CUDA device.
     decoder: str = "auto"
@@ -174,7 +174,7 @@ def generate_replies(
     on the lengths of its batch-mates' prompts, which move them in their last bits)."""
     import torch
 
-    from baselines.training.prefix import generation_kwargs
+    from baselines.training.mica.prefix import generation_kwargs
 
     pad = tokenizer.pad_token_id
     eos = tokenizer.eos_token_id
@@ -234,7 +234,7 @@ class LMTurns(RolloutHooks):
         self.decoder: Any = None
         self._batch: Any = None
         if self.fast:
-            from baselines.training.fastgen import FastDecoder, StreamBatch
+            from baselines.training.mica.fastgen import FastDecoder, StreamBatch
 
             self.decoder = FastDecoder.for_settings(model, tokenizer, settings)
             self._batch = StreamBatch(self.decoder) if settings.reuse_prefix else None

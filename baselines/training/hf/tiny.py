@@ -270,7 +270,7 @@ class TrainRunConfig:
     """The fields every stock TRL trainer's run shares (:func:`cpu_trainer_kwargs` maps them onto
     ``TrainingArguments``): the model (``"tiny"`` or a local checkpoint), where it is written,
     the schedule, the seed, the precision, and further fields of the TRL config. The SFT and the
-    reward-model runs add theirs (``baselines.training.sft``, ``baselines.training.rm``)."""
+    reward-model runs add theirs (``baselines.training.hf.sft``, ``baselines.training.hf.rm``)."""
 
     model: str = field(default="tiny", metadata={"help": MODEL_HELP})
     output_dir: str = field(default="runs/train", metadata={"help": "where the model is written"})
@@ -323,7 +323,7 @@ def load_or_build(
     name_or_path: str, kind: str = "causal_lm", seed: int = 0, precision: str = "auto"
 ) -> tuple[Any, Any]:
     """``"tiny"`` builds a fresh tiny model (``"tiny-tools"``: one that calls tools,
-    :mod:`baselines.training.tiny_tools`); anything else loads a local checkpoint directory or a
+    :mod:`baselines.training.hf.tiny_tools`); anything else loads a local checkpoint directory or a
     Hugging Face id from the local cache (``local_files_only``: :class:`FileNotFoundError` with a
     one-line message when it is not there). The weights are fp32 whatever the checkpoint's dtype,
     bf16 for ``precision="bf16-pure"`` only (:func:`master_weights`)."""
@@ -336,7 +336,7 @@ def load_or_build(
         model, tokenizer = builder(seed=seed)
         return model.to(dtype), tokenizer
     if name_or_path == "tiny-tools" and kind == "causal_lm":
-        from baselines.training.tiny_tools import build_tiny_tool_caller
+        from baselines.training.hf.tiny_tools import build_tiny_tool_caller
 
         model, tokenizer = build_tiny_tool_caller(seed=seed)
         return model.to(dtype), tokenizer

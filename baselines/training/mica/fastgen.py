@@ -8,7 +8,7 @@ batch conversations whose KV caches have different lengths nor keep a static cac
 * **one batched call per turn** over every live episode: left-padded prompts, one prefill, then
   ``max_new_tokens`` one-token steps; greedy, temperature / nucleus sampling drawn on the device
   (torch's global generator), or a ``LogitsProcessor``-like ``sampler`` that picks each row's
-  token itself (:class:`~baselines.training.mica_rollouts.EpisodeSampler`, which reads the
+  token itself (:class:`~baselines.training.mica.rollouts.EpisodeSampler`, which reads the
   scores on the host);
 * **no host synchronisation per decode step**: finished rows keep decoding padding, and the loop
   asks the device whether every row is done only every ``check_every`` steps;
@@ -33,7 +33,7 @@ from the fp32 master weights at every call (one cast of the weights per turn, in
 decode step under ``torch.autocast``, whose casts the static cache's fixed dtype cannot follow).
 
 Greedy outputs equal ``generate``'s (tested on CPU, also with prefix reuse against
-:class:`~baselines.training.prefix.ConversationStream`).
+:class:`~baselines.training.mica.prefix.ConversationStream`).
 """
 
 from __future__ import annotations
@@ -213,7 +213,7 @@ class FastDecoder:
 
     @classmethod
     def for_settings(cls, model: Any, tokenizer: Any, settings: Any) -> FastDecoder:
-        """The decoder of ``model`` with a :class:`~baselines.training.rollout.GenerationSettings`'
+        """The decoder of ``model`` with a :class:`~baselines.training.mica.rollout.GenerationSettings`'
         options: made once per model and options, then shared by every later rollout (its
         static cache and compiled graphs survive from one generation to the next; the model's
         weights are read in place, so optimiser steps are seen)."""
@@ -439,7 +439,7 @@ class FastDecoder:
     ) -> list[list[int]]:
         """One completion per prompt (each cut after its first end-of-turn token), all rows in
         one prefill and one decode loop; ``pad_to`` left-pads every prompt to at least that
-        width (as :func:`~baselines.training.rollout.generate_replies`)."""
+        width (as :func:`~baselines.training.mica.rollout.generate_replies`)."""
         if not prompts:
             return []
         if any(not p for p in prompts):
@@ -479,7 +479,7 @@ class StreamBatch:
     them (episode ``k`` in row ``rows[k]``), carried across turns.
 
     :meth:`generate` takes each live episode's whole token stream (what
-    :meth:`~baselines.training.prefix.ConversationStream.prompt` returns) and reads only the part
+    :meth:`~baselines.training.mica.prefix.ConversationStream.prompt` returns) and reads only the part
     the cache does not hold yet; a stream that no longer extends what its row holds (it outgrew
     ``max_prompt_length`` and was left-truncated) has its row's columns masked out and is read in
     full. With a dynamic cache, episodes that have ended are dropped from it; with the decoder's

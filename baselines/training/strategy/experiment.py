@@ -1,6 +1,6 @@
 """The CPU experiment: the MICA paper's training claim (Table 1, Fig. 5) in miniature.
 
-A :mod:`strategy <baselines.training.strategy>` policy (an MLP over conversation features choosing
+A :mod:`strategy <baselines.training.strategy.policy>` policy (an MLP over conversation features choosing
 one of 22 reply strategies: attending ones, whose slots hold what the user told as the one reading
 of the conversation gives it, and content-blind ones) is trained on the offline training pool
 (:data:`empa_env.TRAINING_ID`) with each advantage estimator under the same budget (iterations x
@@ -14,10 +14,10 @@ how the policies' share of content-blind strategies moves. The roles and reward 
 the same specs as everywhere (``--judger``, ``--actor``, ``--director``, ``--reward``) and the run
 records the versioned id and behaviour digest of the environment it ran on.
 
-    python -m baselines.training.experiment --out runs/strategy
-    python -m baselines.training.experiment --write-up runs/strategy   # the write-up, again
+    python -m baselines.training.strategy.experiment --out runs/strategy
+    python -m baselines.training.strategy.experiment --write-up runs/strategy   # the write-up, again
 
-The write-up (:mod:`baselines.training.experiment_report`) is generated from the run directory.
+The write-up (:mod:`baselines.training.strategy.report`) is generated from the run directory.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from baselines.advantages import AdvantageConfig
-from baselines.training.strategy import (
+from baselines.training.strategy.policy import (
     CONTENT_BLIND,
     STRATEGY_NAMES,
     EpisodeBatch,
@@ -219,7 +219,7 @@ def train_method(method: str, seed: int, cfg: ExperimentConfig) -> tuple[Any, pd
                 net, envs, cases, cfg.rollouts, rng, seed=seed * 100_000 + it, max_turns=max_turns
             )
         else:
-            from baselines.training.strategy_rollouts import play_on_workers
+            from baselines.training.strategy.rollouts import play_on_workers
 
             batch = play_on_workers(
                 workers, net, cfg.hidden, cases, cfg.rollouts, seed * 100_000 + it,
@@ -559,7 +559,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="with --write-up: also rewrite README's generated block (the table and the claims)",
     )  # fmt: skip
     a = parser.parse_args(argv)
-    from baselines.training.experiment_report import WRITE_UP, write_readme, write_run, write_up
+    from baselines.training.strategy.report import WRITE_UP, write_readme, write_run, write_up
 
     if a.write_up:
         print(f"wrote {write_up(Path(a.write_up))}")

@@ -239,7 +239,7 @@ class TotalReward(_RewardFunc):
 
 class SequenceScorer:
     """A :data:`Scorer` backed by a sequence-classification reward model (e.g. from
-    :func:`baselines.training.rm.train_reward_model`): the chat-templated ``context + reply``
+    :func:`baselines.training.hf.rm.train_reward_model`): the chat-templated ``context + reply``
     goes through the model, the single logit is the score."""
 
     def __init__(self, model: Any, tokenizer: Any, max_length: int = 1024) -> None:

@@ -1,6 +1,6 @@
 """Supervised fine-tuning on environment trajectories with TRL's ``SFTTrainer``.
 
-Trajectories become conversational rows (:func:`baselines.training.data.sft_examples`) and train
+Trajectories become conversational rows (:func:`baselines.training.hf.data.sft_examples`) and train
 with ``assistant_only_loss=True``: the chat template's ``{% generation %}`` block marks the
 assistant's tokens, so the simulated user's turns are context, never targets.
 """
@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from baselines.training.data import SFTFilter, sft_examples, to_dataset
-from baselines.training.tiny import (
+from baselines.training.hf.data import SFTFilter, sft_examples, to_dataset
+from baselines.training.hf.tiny import (
     TrainRunConfig,
     check_precision,
     cpu_trainer_kwargs,
@@ -47,7 +47,7 @@ def build_sft_trainer(
     """A ready ``trl.SFTTrainer`` over conversational ``rows`` (``{"messages": [...]}``)."""
     from trl import SFTTrainer
 
-    from baselines.training.tiny import load_or_build
+    from baselines.training.hf.tiny import load_or_build
 
     if not rows:
         raise ValueError("no SFT examples survived the filters")

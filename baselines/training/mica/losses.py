@@ -1,6 +1,6 @@
 """Loss types of the MICA trainer: how the clipped per-token policy-gradient terms of a
 generation add up to one loss (``MICAConfig.loss_type``; the formulas are in
-:mod:`baselines.training.mica`'s docstring).
+:mod:`baselines.training.mica.trainer`'s docstring).
 
 Every loss type gets the same :class:`ClippedTerms` of one chunk of turns (``N`` turns, ``L - 1``
 reply-token positions): the per-token log-ratio ``log(pi_theta / pi_old)``, the advantages
@@ -24,7 +24,7 @@ from empa_env.registry import Registry
 
 @dataclass
 class LossTerms:
-    """What :func:`baselines.training.mica.policy_loss_terms` returns: ``numerator /
+    """What :func:`baselines.training.mica.trainer.policy_loss_terms` returns: ``numerator /
     denominator`` is the loss; the rest are diagnostics (detached)."""
 
     numerator: torch.Tensor  # scalar, differentiable

@@ -25,7 +25,7 @@ of the environment's pool (:func:`grpo_dataset`); TRL repeats it ``num_generatio
 ``K`` rollouts of GRPO), and every repeat plays one whole episode in its own environment (a pool
 made with ``env_factory``, one per concurrent episode) with the policy unwrapped for generation as
 TRL does. The episode is returned as one token stream: ``prompt_ids`` is the templated opening,
-``completion_ids`` the replies interleaved with the user's turns (:mod:`baselines.training.prefix`,
+``completion_ids`` the replies interleaved with the user's turns (:mod:`baselines.training.mica.prefix`,
 generated with the KV cache carried across turns), ``env_mask`` 0 on the user's part. The reward
 functions read the episode's fields: :func:`trajectory_reward` is ``R_traj = sum_t r_t`` (the sum
 of the environment's per-turn rewards, IDR by default), which GRPOTrainer standardises per case
@@ -33,7 +33,7 @@ over its ``K`` rollouts, i.e. the GRPO estimator of :mod:`baselines.advantages`;
 :func:`epm_index_reward` is the episode's EPM-Index, logged with weight 0 by default.
 
 The rollouts' own numbers (``empa/turns``, ``empa/success_rate``, ``empa/tokens/...``; see
-:meth:`~baselines.training.rollout.RolloutBatch.metrics`) reach TRL's log through its public hook
+:meth:`~baselines.training.mica.rollout.RolloutBatch.metrics`) reach TRL's log through its public hook
 for reward functions: TRL passes every reward function a ``log_metric(name, value)`` callable
 (TRL's GRPO documentation, "log_metric"), averages what it receives over the processes and then
 over each logging step, like its own ``kl`` or ``entropy``. The rollout function hands them to
@@ -47,8 +47,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from baselines.training.distributed import rollout_seed
-from baselines.training.rollout import GenerationSettings, RolloutBatch, play_episodes
+from baselines.training.mica.distributed import rollout_seed
+from baselines.training.mica.rollout import GenerationSettings, RolloutBatch, play_episodes
 
 
 def grpo_dataset(case_ids: Sequence[str]) -> Any:
@@ -207,14 +207,14 @@ def empa_grpo_trainer(
     ``args`` is a ``trl.GRPOConfig`` (``num_generations`` is ``K``; its ``reward_weights`` are
     replaced by ``[1, epm_index_weight]``); replies are sampled with its ``temperature`` and
     ``top_p``, at most ``max_new_tokens`` per turn. ``precision`` is one of
-    :data:`~baselines.training.tiny.PRECISIONS` (fp32 master weights unless ``bf16-pure``;
+    :data:`~baselines.training.hf.tiny.PRECISIONS` (fp32 master weights unless ``bf16-pure``;
     ``bf16-mixed`` turns ``args.bf16`` on). ``decoder`` and ``decode_compile`` choose the
-    rollouts' decoding (:class:`~baselines.training.rollout.GenerationSettings`): every episode of
+    rollouts' decoding (:class:`~baselines.training.mica.rollout.GenerationSettings`): every episode of
     a generation (``num_generations x`` cases) plays in lockstep, one batched generation per
     turn."""
     from trl import GRPOTrainer
 
-    from baselines.training.tiny import check_precision, master_weights
+    from baselines.training.hf.tiny import check_precision, master_weights
 
     check_precision(precision)
     if precision == "bf16-mixed":
@@ -288,7 +288,7 @@ def empa_environment_grpo_trainer(
     ``args.max_completion_length`` bounds a whole episode (replies and the person's answers)."""
     from trl import GRPOTrainer
 
-    from baselines.training.tiny import check_precision, master_weights
+    from baselines.training.hf.tiny import check_precision, master_weights
     from empa_env.integrations.trl import EMPAToolEnv, empa_dataset, epm_index_reward
 
     check_precision(precision)

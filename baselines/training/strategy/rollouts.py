@@ -2,8 +2,8 @@
 
 :class:`StrategyRollout` carries the network's weights (numpy arrays), the sampling mode and a
 round seed; where it is built it becomes the same batched policy as the experiment's own
-(:func:`baselines.training.experiment.play`): one forward per turn over the running episodes'
-:func:`~baselines.training.strategy.features`, a strategy each, phrased with the episode's
+(:func:`baselines.training.strategy.experiment.play`): one forward per turn over the running episodes'
+:func:`~baselines.training.strategy.policy.features`, a strategy each, phrased with the episode's
 ``random.Random(seed * 7919 + index)``. The one difference: a sampled strategy is drawn from the
 episode's own generator (``numpy.random.default_rng([seed, index])``) instead of one generator
 shared by the batch, so an episode's draws do not depend on which worker plays it. Greedy play
@@ -11,7 +11,7 @@ draws nothing and equals the experiment's own loop exactly.
 
 :func:`strategy_episodes` numbers the episodes as the experiment does (``b * K + k``, reset seed
 ``seed * 10007 + index``); :func:`episode_batch` turns played episodes into the experiment's
-:class:`~baselines.training.strategy.EpisodeBatch`, ready for the advantage estimators.
+:class:`~baselines.training.strategy.policy.EpisodeBatch`, ready for the advantage estimators.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from baselines.training.ray_rollouts import EpisodeSpec, PlayedEpisode
-from baselines.training.strategy import EpisodeBatch, StrategyTurns, build_policy
+from baselines.training.strategy.policy import EpisodeBatch, StrategyTurns, build_policy
 from empa_env.rollout import Step
 
 
