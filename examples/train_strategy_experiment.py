@@ -1,7 +1,7 @@
 """A small run of the CPU experiment: a strategy-level policy trained with MICA and with GRPO at
 the same budget, then evaluated on the 30-case suite (CPU, a few minutes). The full experiment
 (six estimators, three seeds, figures, a generated write-up) is
-``python -m baselines.training.strategy.experiment``.
+``python -m baselines.training.strategy``.
 
     python examples/train_strategy_experiment.py [--iterations 15] [--cases-per-batch 8]
         [--rollouts 4] [--max-turns N]

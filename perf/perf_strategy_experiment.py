@@ -4,7 +4,7 @@ training and evaluation turns played.
 
     python perf/perf_strategy_experiment.py [--workers 2] [--out runs/perf-strategy] [-- ARGS]
 
-Runs ``python -m baselines.training.strategy.experiment`` (with ``ARGS`` after ``--``) in a subprocess,
+Runs ``python -m baselines.training.strategy`` (with ``ARGS`` after ``--``) in a subprocess,
 then reads the run directory it wrote. Compare figures only within one run of the machine.
 """
 

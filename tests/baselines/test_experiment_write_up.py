@@ -24,7 +24,7 @@ from empa_env.versions import BENCHMARK_ID, BY_ID, TRAINING_ID
 ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "docs" / "results" / "strategy_experiment"
 REGENERATE = (
-    "python -m baselines.training.strategy.experiment --out docs/results/strategy_experiment, then "
+    "python -m baselines.training.strategy --out docs/results/strategy_experiment, then "
     "--write-up docs/results/strategy_experiment --readme README.md"
 )
 

@@ -1,6 +1,6 @@
 """The CPU strategy experiment (the MICA paper's training claim in miniature): the strategy-level
 policy and its menu of strategies (``policy``), its Ray workers (``rollouts``), the experiment
-(``experiment``: ``python -m baselines.training.strategy.experiment``) and its generated write-up
+(``experiment``: ``python -m baselines.training.strategy``) and its generated write-up
 (``report``).
 
 The policy's names (``STRATEGIES``, ``features``, ``build_policy``, ...) are importable from here

@@ -8,7 +8,7 @@ directory gives the same markdown, byte for byte (``tests/baselines/test_experim
 checks the committed one in ``docs/results/strategy_experiment/``, and that the environment it
 records is the one the current defaults give).
 
-    python -m baselines.training.strategy.experiment --write-up docs/results/strategy_experiment
+    python -m baselines.training.strategy --write-up docs/results/strategy_experiment
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def write_run(
     meta = {
         "config": asdict(cfg), "environment": environment_record(cfg), "seconds": round(seconds),
         "package_version": __version__,
-        "command": "python -m baselines.training.strategy.experiment --out " + str(out),
+        "command": "python -m baselines.training.strategy --out " + str(out),
     }  # fmt: skip
     atomic_write(out / "config.json", json.dumps(meta, indent=2, default=str) + "\n")
     return write_up(out)
@@ -252,7 +252,7 @@ def write_up(run_dir: Path) -> Path:
     out = [
         "# The strategy experiment: MICA vs GRPO in miniature",
         "",
-        "<!-- Generated from the files beside it by `python -m baselines.training.strategy.experiment "
+        "<!-- Generated from the files beside it by `python -m baselines.training.strategy "
         "--write-up DIR` (DIR: this directory). Do not edit; rerun. -->",
         "",
         f"A strategy-level policy (an MLP choosing one of 22 reply strategies) trained on "
