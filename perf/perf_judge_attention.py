@@ -28,13 +28,13 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from importlib import resources
 from typing import Any
 
 import numpy as np
 
 from empa_env.env import EMPAEnv
 from empa_env.offline.semantic.judger import SemanticJudger
+from empa_env.offline.semantic.lab.corpus.generator import corpus_path
 from empa_env.roles.views import JudgeProfile, JudgeView
 from epm.rubric import increment
 
@@ -116,7 +116,7 @@ def corpus_sentences(limit: int | None = None) -> list[str]:
     from baselines.policies.scripted import AdviceGiverPolicy
     from empa_env.text import sentence_texts
 
-    path = resources.files("empa_env.offline.semantic").joinpath("corpus/replies.jsonl")
+    path = corpus_path()
     out: list[str] = []
     for line in path.read_text("utf-8").splitlines():
         row = json.loads(line)

@@ -153,7 +153,7 @@ def human() -> None:
     if not EPITOME.is_file():
         print(f"human: {EPITOME} not found, skipped")
         return
-    from empa_env.offline.human_check import contrast_check, evaluate_as_used
+    from empa_env.offline.semantic.lab.human_check import contrast_check, evaluate_as_used
 
     judge = judgers.create("offline")
     used = evaluate_as_used(judge, EPITOME)

@@ -71,6 +71,21 @@ def test_no_package_reaches_up_by_name_either():
     assert not wrong, wrong
 
 
+def test_the_judges_runtime_never_imports_its_lab():
+    """``empa_env/offline/semantic/lab`` (corpus, fitting, evaluation, ``empa judge``) builds and
+    checks the semantic judge; nothing else in ``empa_env`` imports it (the arrow runs lab ->
+    runtime only); benchmarks and perf may."""
+    lab = "empa_env.offline.semantic.lab"
+    wrong = []
+    for path in sorted((ROOT / "empa_env").rglob("*.py")):
+        if "lab" in path.relative_to(ROOT).parts:
+            continue
+        for module, _names in _imports(path):
+            if module == lab or module.startswith(lab + "."):
+                wrong.append(f"{path.relative_to(ROOT)} imports {module}")
+    assert not wrong, wrong
+
+
 #: Private names still imported across modules, each waiting on a public name in a module this
 #: change could not edit (the judge's text layer and the LLM client are being reworked); the test
 #: fails when one is fixed (remove it here) or a new one appears.

@@ -13,9 +13,9 @@ import argparse
 import json
 import statistics
 import time
-from importlib import resources
 
 from empa_env.offline.guards import ReplyGuards
+from empa_env.offline.semantic.lab.corpus.generator import corpus_path
 from empa_env.roles.views import Message
 
 
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--n", type=int, default=3000, help="replies per batch")
     ap.add_argument("--batches", type=int, default=5)
     args = ap.parse_args(argv)
-    path = resources.files("empa_env.offline.semantic").joinpath("corpus/replies.jsonl")
+    path = corpus_path()
     rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()[: args.n]]
     items = [(r["reply"], tuple(Message("user", c) for c in r["context"])) for r in rows]
     guards = ReplyGuards("en")

@@ -431,7 +431,7 @@ def render_figures(draws: list[Callable[[], Figure]], workers: int | None = None
 
 def judge_section(descriptor: Mapping[str, str]) -> Section:
     """What the run's judge measures, in plain words, with its recorded human agreement."""
-    from empa_env.offline.semantic.agreement import GOAL_AUROC, GOAL_SPEARMAN, judge_statement
+    from empa_env.offline.semantic.lab.agreement import GOAL_AUROC, GOAL_SPEARMAN, judge_statement
 
     statement = judge_statement(descriptor)
     tables = []

@@ -34,7 +34,7 @@ CODE: tuple[str, ...] = (
     "benchmarks.results",
     "epm",
     "empa_env.safe_text",
-    "empa_env.offline.semantic.agreement",
+    "empa_env.offline.semantic.lab.agreement",
 )
 #: The libraries whose versions can change a table's numbers or a figure's pixels.
 LIBRARIES: tuple[str, ...] = ("matplotlib", "numpy", "pandas", "scipy", "pillow")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from empa_env.backends import judgers
-from empa_env.offline.semantic.agreement import judge_statement
+from empa_env.offline.semantic.lab.agreement import judge_statement
 
 
 def test_the_default_judge_states_its_recorded_human_agreement():

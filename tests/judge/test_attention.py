@@ -199,7 +199,7 @@ def test_P_separates_explorations_from_other_questions(judge):
     writer or their own words, and off-topic ones. P as used (levels, ties broken by the head)
     must separate them (AUROC >= .70), and advice put as a question earns less P than an
     exploration."""
-    from empa_env.offline.semantic.metrics import auroc
+    from empa_env.offline.semantic.lab.metrics import auroc
 
     rows = _question_set(judge)
     explore = np.array([r[0] for r in rows]) > 0
@@ -269,9 +269,9 @@ def test_adding_a_suite_folder_changes_no_score(judge, tmp_path):
 
 @pytest.mark.slow
 def test_shipped_grounding_model_reproduces(tmp_path):
-    from empa_env.offline.semantic.corpus.generator import corpus_path
     from empa_env.offline.semantic.grounding import GROUNDING_FILE
-    from empa_env.offline.semantic.grounding_train import train_grounding
+    from empa_env.offline.semantic.lab.corpus.generator import corpus_path
+    from empa_env.offline.semantic.lab.grounding_train import train_grounding
 
     out = tmp_path / "grounding.npz"
     train_grounding(corpus_path(), out)

@@ -324,7 +324,7 @@ def test_guarded_judger_applies_the_verdict_with_verbatim_evidence():
 # --- no false penalties on genuine empathy --------------------------------------------------
 # Speed is measured by benchmarks/perf/perf_guards.py, never asserted here (shared machines).
 EPITOME_DEV = Path(__file__).resolve().parents[3] / "shared" / "data" / "epitome" / "dev.csv"
-CORPUS = Path(__file__).resolve().parents[2] / "empa_env/offline/semantic/corpus/replies.jsonl"
+CORPUS = Path(__file__).resolve().parents[2] / "empa_env/offline/semantic/lab/corpus/replies.jsonl"
 
 
 def _false_rates(guards: ReplyGuards, pairs: list[tuple[list[str], str]]) -> tuple[float, float]:

@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
-from empa_env.offline.semantic.corpus.forum import FORUM_FAMILIES
-from empa_env.offline.semantic.corpus.generator import (
+from empa_env.offline.semantic.lab.corpus.forum import FORUM_FAMILIES
+from empa_env.offline.semantic.lab.corpus.generator import (
     FAMILIES,
     LEVEL_KEYS,
     CorpusConfig,
@@ -97,7 +97,7 @@ def test_skeleton_families_count_a_quarter(shipped):
     ],
 )
 def test_bad_parts_or_weight_name_the_line(tmp_path, extra, message):
-    from empa_env.offline.semantic.train import CorpusFormatError, load_records
+    from empa_env.offline.semantic.lab.train import CorpusFormatError, load_records
 
     bad = tmp_path / "bad.jsonl"
     bad.write_text(f'{{"context": ["x"], "reply": "y z", {extra}}}\n', encoding="utf-8")
@@ -106,7 +106,7 @@ def test_bad_parts_or_weight_name_the_line(tmp_path, extra, message):
 
 
 def test_parts_become_rows_of_their_own_with_the_reply_split_and_weight(tmp_path):
-    from empa_env.offline.semantic.train import load_records, with_parts
+    from empa_env.offline.semantic.lab.train import load_records, with_parts
 
     path = tmp_path / "parts.jsonl"
     row = {"context": ["I failed the exam."], "reply": "That's rough. What happened?",

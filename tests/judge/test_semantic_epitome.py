@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from empa_env.cli import main
-from empa_env.offline.semantic.agreement import RecordedAgreement, recorded_agreement
-from empa_env.offline.semantic.evaluate import GOAL_AUROC, GOAL_SPEARMAN, evaluate_epitome
 from empa_env.offline.semantic.heads import file_digest
 from empa_env.offline.semantic.judger import HEADS_FILES
+from empa_env.offline.semantic.lab.agreement import RecordedAgreement, recorded_agreement
+from empa_env.offline.semantic.lab.evaluate import GOAL_AUROC, GOAL_SPEARMAN, evaluate_epitome
 
 EPITOME = Path(__file__).resolve().parents[3] / "shared" / "data" / "epitome" / "dev.csv"
 if not EPITOME.is_file():
@@ -102,7 +102,7 @@ def test_eval_and_train_errors_are_one_line_and_exit_2(tmp_path, capsys):
 @pytest.fixture(scope="module")
 def as_used_report():
     from empa_env.offline.default import offline_judger
-    from empa_env.offline.human_check import evaluate_as_used
+    from empa_env.offline.semantic.lab.human_check import evaluate_as_used
 
     return evaluate_as_used(offline_judger(), EPITOME)
 
@@ -138,7 +138,7 @@ def test_the_levels_as_used_meet_the_goal_on_every_axis(as_used_report):
 @needs_epitome
 def test_the_as_used_figures_are_recorded(as_used_report):
     from empa_env.backends import judgers
-    from empa_env.offline.semantic.agreement import RECORDED_READING, reading_key
+    from empa_env.offline.semantic.lab.agreement import RECORDED_READING, reading_key
 
     recorded = RECORDED_READING[reading_key(judgers.create("offline").describe())]
     for axis, m in as_used_report.axes.items():
@@ -151,7 +151,7 @@ def test_the_as_used_figures_are_recorded(as_used_report):
 @pytest.fixture(scope="module")
 def contrast_report():
     from empa_env.offline.default import offline_judger
-    from empa_env.offline.human_check import contrast_check
+    from empa_env.offline.semantic.lab.human_check import contrast_check
 
     return contrast_check(offline_judger(), EPITOME, posts=200)
 

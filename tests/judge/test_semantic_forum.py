@@ -9,8 +9,8 @@ from dataclasses import asdict
 
 import pytest
 
-from empa_env.offline.semantic.corpus.forum import FORUM_FAMILIES, TOPICS, forum_records
-from empa_env.offline.semantic.corpus.generator import LEVEL_KEYS, split_of
+from empa_env.offline.semantic.lab.corpus.forum import FORUM_FAMILIES, TOPICS, forum_records
+from empa_env.offline.semantic.lab.corpus.generator import LEVEL_KEYS, split_of
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +76,7 @@ def test_pooled_heads_with_gate_train_load_and_agree(tmp_path, records):
 def test_labels_follow_the_construct_definitions(records):
     """Questions inviting the seeker to go on are proactive, a shared experience of one's own is
     cognitive, encouragement is affective (Sharma et al. 2020 mapped to EMPA's axes)."""
-    from empa_env.offline.semantic.corpus.forum import AFFIRM, EMPOWER, ENCOURAGE, EXPLORE
+    from empa_env.offline.semantic.lab.corpus.forum import AFFIRM, EMPOWER, ENCOURAGE, EXPLORE
 
     def has(reply: str, bank: tuple[str, ...]) -> bool:
         low = reply.lower().replace("'", "")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from empa_env.offline.semantic.heads import HEAD_NAMES, Head, Heads, fit_head
+from empa_env.offline.semantic.heads import HEAD_NAMES, Head, Heads
 from empa_env.offline.semantic.judger import HEADS_FILES
+from empa_env.offline.semantic.lab.fit import fit_head
 
 
 def test_shipped_heads_round_trip(tmp_path):

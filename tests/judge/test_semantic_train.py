@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from empa_env.cli import main
-from empa_env.offline.semantic.corpus.generator import corpus_path
 from empa_env.offline.semantic.heads import HEAD_NAMES, Heads
 from empa_env.offline.semantic.judger import HEADS_FILES
-from empa_env.offline.semantic.train import CorpusFormatError, load_records, subsample
+from empa_env.offline.semantic.lab.corpus.generator import corpus_path
+from empa_env.offline.semantic.lab.train import CorpusFormatError, load_records, subsample
 
 
 def _same(a: Heads, b: Heads) -> None:
@@ -79,7 +79,7 @@ def test_shipped_minilm_heads_were_trained_on_todays_corpus_and_encoder():
     """What the full reproduction would find first if the corpus, the encoder or the tier's
     settings changed without retraining the shipped MiniLM heads (cheap: no encoding)."""
     from empa_env.offline.semantic.encoder import load_encoder
-    from empa_env.offline.semantic.train import (
+    from empa_env.offline.semantic.lab.train import (
         DEFAULT_L2,
         FEATURE_SETS,
         TIER_FEATURES,
@@ -129,7 +129,7 @@ def test_test_split_rows_are_never_read():
     """Training reads train and val rows only: test rows are not even encoded (a tenth of the
     shipped corpus's encoding saved) and change nothing but the data hash."""
     from empa_env.offline.semantic.encoder import load_encoder
-    from empa_env.offline.semantic.train import LabelledReply, train_heads
+    from empa_env.offline.semantic.lab.train import LabelledReply, train_heads
 
     class Recording:  # the static encoder, noting every text it is given
         def __init__(self) -> None:

@@ -68,7 +68,7 @@ def train(data: Path = DATA_FILE, out: Path = ACT_HEAD_FILE, seed: int = 0) -> s
     random.Random(seed).shuffle(posts)
     held = set(posts[: len(posts) // 5])
     test = np.array([p in held for p, _, _ in rows])
-    from empa_env.offline.semantic.metrics import auroc
+    from empa_env.offline.semantic.lab.metrics import auroc
 
     weights, bias = [], []
     for label in ACT_LABELS:

@@ -8,7 +8,7 @@ Registered as the ``judge`` command through the ``empa.commands`` entry-point gr
   reproduce the shipped heads.
 * ``eval --epitome CSV [--json] [--judger SPEC] [--posts N]``  the levels the environment uses
   against EPITOME's human levels (AUROC of "people credit it", Spearman, credited share beside
-  people's) and the contrastive check (:mod:`empa_env.offline.human_check`); ``--bare`` /
+  people's) and the contrastive check (:mod:`empa_env.offline.semantic.lab.human_check`); ``--bare`` /
   ``--heads PATH``: the semantic heads alone (accuracy, macro-F1, AUROC, Spearman).
 * ``rate --user TEXT --reply TEXT [--judger SPEC]``  one judgement as JSON.
 """
@@ -133,7 +133,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _corpus(args: argparse.Namespace) -> int:
-    from empa_env.offline.semantic.corpus.generator import (
+    from empa_env.offline.semantic.lab.corpus.generator import (
         CorpusConfig,
         corpus_path,
         generate,
@@ -153,7 +153,7 @@ def _train(args: argparse.Namespace) -> int:
     from empa_env.errors import UserError
     from empa_env.offline.semantic.encoder import load_encoder
     from empa_env.offline.semantic.judger import HEADS_FILES
-    from empa_env.offline.semantic.train import (
+    from empa_env.offline.semantic.lab.train import (
         DEFAULT_L2,
         TIER_FEATURES,
         TIER_PARTS,
@@ -184,9 +184,13 @@ def _train(args: argparse.Namespace) -> int:
 def _eval(args: argparse.Namespace) -> int:
     from empa_env.backends import judgers
     from empa_env.errors import UserError
-    from empa_env.offline.human_check import contrast_check, evaluate_as_used, format_as_used
-    from empa_env.offline.semantic.evaluate import evaluate_epitome, format_report
     from empa_env.offline.semantic.judger import SemanticJudger
+    from empa_env.offline.semantic.lab.evaluate import evaluate_epitome, format_report
+    from empa_env.offline.semantic.lab.human_check import (
+        contrast_check,
+        evaluate_as_used,
+        format_as_used,
+    )
 
     if not args.epitome.is_file():
         raise UserError(f"{args.epitome} not found (EPITOME is not shipped: give its CSV's path)")
@@ -224,9 +228,9 @@ def _rate(args: argparse.Namespace) -> int:
 
 
 def _train_grounding(args: argparse.Namespace) -> int:
-    from empa_env.offline.semantic.corpus.generator import corpus_path
     from empa_env.offline.semantic.grounding import GROUNDING_FILE
-    from empa_env.offline.semantic.grounding_train import train_grounding
+    from empa_env.offline.semantic.lab.corpus.generator import corpus_path
+    from empa_env.offline.semantic.lab.grounding_train import train_grounding
 
     data = args.data or corpus_path()
     if not Path(data).is_file():

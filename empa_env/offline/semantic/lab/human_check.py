@@ -46,13 +46,13 @@ GOAL_CONTRAST = {"slot_fill": 0.80, "generic": 0.80, "another_post": 0.75}
 
 
 def _auroc(positive: np.ndarray, score: np.ndarray) -> float:
-    from empa_env.offline.semantic.metrics import auroc
+    from empa_env.offline.semantic.lab.metrics import auroc
 
     return auroc(positive, score)
 
 
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:
-    from empa_env.offline.semantic.metrics import spearman
+    from empa_env.offline.semantic.lab.metrics import spearman
 
     return spearman(a, b)
 

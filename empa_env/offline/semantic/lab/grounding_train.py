@@ -134,7 +134,7 @@ def fit_logistic(
 def train_grounding(corpus: Path, out: Path = GROUNDING_FILE, seed: int = 0) -> dict:
     """Build and write the grounding model; returns its validation figures."""
     from empa_env.offline.semantic.encoder import shared_encoder
-    from empa_env.offline.semantic.metrics import auroc
+    from empa_env.offline.semantic.lab.metrics import auroc
 
     encoder = shared_encoder("static")
     rows = [json.loads(line) for line in corpus.read_text("utf-8").splitlines() if line.strip()]

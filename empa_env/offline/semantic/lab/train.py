@@ -40,16 +40,9 @@ from empa_env.offline.semantic.features import (
     surface_features,
     user_vector,
 )
-from empa_env.offline.semantic.heads import (
-    HEAD_NAMES,
-    Gate,
-    Heads,
-    calibrate_scores,
-    classes_of,
-    fit_gate,
-    fit_head,
-)
-from empa_env.offline.semantic.metrics import macro_f1
+from empa_env.offline.semantic.heads import HEAD_NAMES, Gate, Heads, classes_of
+from empa_env.offline.semantic.lab.fit import calibrate_scores, fit_gate, fit_head
+from empa_env.offline.semantic.lab.metrics import macro_f1
 
 #: L2 strength of the shipped heads (on standardised features).
 DEFAULT_L2 = 0.3
@@ -78,6 +71,13 @@ class CorpusFormatError(ValueError):
 
 def load_records(path: Path) -> list[LabelledReply]:
     """Read and validate a JSONL training file; errors name the line and the field."""
+    if not path.is_file():
+        from empa_env.errors import UserError
+
+        raise UserError(
+            f"{path}: no such corpus file (the judge's corpus is not installed with the package; "
+            "run the lab from a checkout, or write it with `empa judge corpus --out FILE`)"
+        )
     out = []
     with path.open(encoding="utf-8") as fh:
         for i, line in enumerate(fh, 1):

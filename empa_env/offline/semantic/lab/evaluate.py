@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from empa_env.offline.semantic.agreement import GOAL_AUROC, GOAL_SPEARMAN
-from empa_env.offline.semantic.metrics import auroc, macro_f1, majority_accuracy, spearman
+from empa_env.offline.semantic.lab.agreement import GOAL_AUROC, GOAL_SPEARMAN
+from empa_env.offline.semantic.lab.metrics import auroc, macro_f1, majority_accuracy, spearman
 
 AXIS_COLUMNS: dict[str, str] = {"A": "ER", "C": "IP", "P": "EX"}
 

@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from empa_env.offline.semantic.corpus.record import LEVEL_KEYS, Record
+from empa_env.offline.semantic.lab.corpus.record import LEVEL_KEYS, Record
 
 #: Families of this component (the ``family`` field).
 FORUM_FAMILIES: dict[str, str] = {

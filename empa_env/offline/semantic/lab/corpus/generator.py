@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from empa_env.offline.semantic.corpus.record import LEVEL_KEYS, Record
+from empa_env.offline.semantic.lab.corpus.record import LEVEL_KEYS, Record
 
 DEFAULT_SEED = 14
 CORPUS_VERSION = 2
@@ -1014,7 +1014,7 @@ def generate(config: CorpusConfig = CorpusConfig()) -> list[Record]:
             while other.case_id == ctx.case_id:
                 other = rng.choice(contexts)
             records.append(hard_negative(ctx, "off_topic", rng, n := n + 1, other))
-    from empa_env.offline.semantic.corpus.forum import forum_records
+    from empa_env.offline.semantic.lab.corpus.forum import forum_records
 
     if config.forum_posts:
         records += forum_records(random.Random(config.seed + 1), config.forum_posts,
@@ -1046,5 +1046,6 @@ def write_jsonl(records: Iterable[Record], path: Path) -> int:
 
 
 def corpus_path() -> Path:
-    """The shipped corpus file."""
+    """The judge's corpus file, beside this module in a checkout (it is not installed with the
+    package: ``empa judge corpus --out FILE`` writes it again, byte for byte)."""
     return Path(__file__).with_name("replies.jsonl")
