@@ -170,8 +170,10 @@ def id_for(described: Mapping[str, Any], pool: str) -> str | None:
     if name != "official":
         differs.append(f"preset={name}")
     elif preset:  # the official preset with parameters changed: name them ("max_turns=12")
-        default = _flat(PRESETS["official"].to_dict())
-        differs += [f"{k}={v}" for k, v in _flat(preset).items() if default.get(k) != v]
+        # both as JSON has them (a stored configuration holds lists where the preset has tuples)
+        default = _flat(json.loads(json.dumps(PRESETS["official"].to_dict())))
+        given = _flat(json.loads(json.dumps(preset)))
+        differs += [f"{k}={v}" for k, v in given.items() if default.get(k) != v]
     if pool not in (BENCHMARK_SUITE, "generated"):
         differs.append(f"cases={pool}")
     return family + (" with " + ", ".join(differs) if differs else "")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import gymnasium as gym
 import pytest
 
@@ -55,7 +57,10 @@ def test_a_run_is_named_by_the_id_it_behaves_as():
     from empa_env.env import EMPAEnv
     from empa_env.versions import id_for
 
-    assert id_for(EMPAEnv("empa30-v1").describe(), "empa30-v1") == BENCHMARK_ID
+    described = EMPAEnv("empa30-v1").describe()
+    assert id_for(described, "empa30-v1") == BENCHMARK_ID
+    stored = json.loads(json.dumps(described))  # as a run's store keeps it: lists, not tuples
+    assert id_for(stored, "empa30-v1") == BENCHMARK_ID
     edited = EMPAEnv("empa30-v1", judger="lexicon", reward="adr", max_turns=12).describe()
     assert id_for(edited, "empa30-v1") == (
         f"{BENCHMARK_ID} with judger=lexicon, reward=adr, max_turns=12"
