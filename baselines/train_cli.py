@@ -455,7 +455,7 @@ def run_mica(parser: DataclassParser, argv: Sequence[str]) -> int:
     import gymnasium as gym
 
     import empa_env  # noqa: F401  (registers the environment ids)
-    from baselines.training.hf.tiny import load_or_build
+    from baselines.training.hf.models import load_or_build
     from baselines.training.mica.trainer import MICATrainer, case_dataset, env_case_ids
 
     config, opts = parser.parse(argv)
@@ -492,7 +492,7 @@ def run_grpo_trl(parser: DataclassParser, argv: Sequence[str]) -> int:
         empa_grpo_trainer,
         tool_calling_ready,
     )
-    from baselines.training.hf.tiny import load_or_build
+    from baselines.training.hf.models import load_or_build
     from baselines.training.mica.trainer import env_case_ids
 
     config, opts = parser.parse(argv)

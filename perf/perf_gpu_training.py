@@ -6,7 +6,7 @@
 Builds a randomly initialised Qwen2 causal LM offline (``--tiny``: hidden 64 x 2 layers; else
 Qwen2-0.5B's shape: hidden 896, 24 layers, 14/2 heads, MLP 4864, over the tiny tokenizer's
 vocabulary, so the embedding is ~1k rows instead of 152k), saves it as a **bf16 checkpoint**
-and loads it back through :func:`~baselines.training.hf.tiny.load_or_build` (fp32 master weights),
+and loads it back through :func:`~baselines.training.hf.models.load_or_build` (fp32 master weights),
 then measures, at ``--episodes`` (default 16 and 64) episodes of ``--turns`` turns:
 
 * ``mica rollouts``: :func:`~baselines.training.mica.rollout.play_episodes` with the MICA trainer's
@@ -173,7 +173,7 @@ class Bench:
         })  # fmt: skip
 
     def load(self, precision: str) -> tuple[Any, Any]:
-        from baselines.training.hf.tiny import load_or_build
+        from baselines.training.hf.models import load_or_build
 
         model, tok = load_or_build(str(self.ckpt), precision=precision)
         return model.to(self.device), tok

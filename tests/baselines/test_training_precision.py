@@ -9,11 +9,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from baselines.training.hf.tiny import (  # noqa: E402
-    build_qwen2_causal_lm,
-    load_or_build,
-    master_weights,
-)
+from baselines.training.hf.models import load_or_build  # noqa: E402
+from baselines.training.hf.tiny import build_qwen2_causal_lm, master_weights  # noqa: E402
 from baselines.training.mica.trainer import MICAConfig, MICATrainer, case_dataset  # noqa: E402
 
 from .conftest import StandInEnv  # noqa: E402

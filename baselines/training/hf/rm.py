@@ -55,7 +55,7 @@ def build_reward_trainer(
     ``prompt`` and ``margin``; conversational or plain text)."""
     from trl import RewardTrainer
 
-    from baselines.training.hf.tiny import load_or_build
+    from baselines.training.hf.models import load_or_build
 
     if not pairs:
         raise ValueError("no preference pairs")

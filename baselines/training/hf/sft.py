@@ -47,7 +47,7 @@ def build_sft_trainer(
     """A ready ``trl.SFTTrainer`` over conversational ``rows`` (``{"messages": [...]}``)."""
     from trl import SFTTrainer
 
-    from baselines.training.hf.tiny import load_or_build
+    from baselines.training.hf.models import load_or_build
 
     if not rows:
         raise ValueError("no SFT examples survived the filters")

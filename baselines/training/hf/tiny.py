@@ -319,56 +319,8 @@ def master_weights(model: Any, precision: str = "auto", learning_rate: float | N
     return model
 
 
-def load_or_build(
-    name_or_path: str, kind: str = "causal_lm", seed: int = 0, precision: str = "auto"
-) -> tuple[Any, Any]:
-    """``"tiny"`` builds a fresh tiny model (``"tiny-tools"``: one that calls tools,
-    :mod:`baselines.training.hf.tiny_tools`); anything else loads a local checkpoint directory or a
-    Hugging Face id from the local cache (``local_files_only``: :class:`FileNotFoundError` with a
-    one-line message when it is not there). The weights are fp32 whatever the checkpoint's dtype,
-    bf16 for ``precision="bf16-pure"`` only (:func:`master_weights`)."""
-    import torch
-
-    check_precision(precision)
-    dtype = torch.bfloat16 if precision == "bf16-pure" else torch.float32
-    if name_or_path == "tiny":
-        builder = build_tiny_causal_lm if kind == "causal_lm" else build_tiny_reward_model
-        model, tokenizer = builder(seed=seed)
-        return model.to(dtype), tokenizer
-    if name_or_path == "tiny-tools" and kind == "causal_lm":
-        from baselines.training.hf.tiny_tools import build_tiny_tool_caller
-
-        model, tokenizer = build_tiny_tool_caller(seed=seed)
-        return model.to(dtype), tokenizer
-    from transformers import (
-        AutoModelForCausalLM,
-        AutoModelForSequenceClassification,
-        AutoTokenizer,
-    )
-
-    path = Path(name_or_path)
-    source: str | Path = path if path.is_dir() else name_or_path
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=True)
-        if kind == "causal_lm":
-            model = AutoModelForCausalLM.from_pretrained(source, local_files_only=True, dtype=dtype)
-        else:
-            model = AutoModelForSequenceClassification.from_pretrained(
-                source, num_labels=1, local_files_only=True, dtype=dtype
-            )
-    except OSError as exc:
-        if path.is_dir():
-            raise
-        raise FileNotFoundError(
-            f"{name_or_path!r} is not 'tiny', a local model directory, or a Hugging Face id in the "
-            f"local cache (nothing is downloaded: fetch it first, e.g. `hf download "
-            f"{name_or_path}`)"
-        ) from exc
-    return model, tokenizer
-
-
 __all__ = [
     "CHATML_TEMPLATE", "MODEL_HELP", "PRECISIONS", "PRECISION_HELP", "QWEN2_0_5B",
     "SPECIAL_TOKENS", "Qwen2Shape", "TinyConfig", "build_qwen2_causal_lm", "build_tiny_causal_lm", "build_tiny_reward_model", "build_tokenizer",
-    "check_precision", "default_corpus", "load_or_build", "master_weights",
+    "check_precision", "default_corpus", "master_weights",
 ]  # fmt: skip
