@@ -179,15 +179,7 @@ def id_for(described: Mapping[str, Any], pool: str) -> str | None:
     return family + (" with " + ", ".join(differs) if differs else "")
 
 
-def describe_version(env_id: str) -> dict[str, Any]:
-    """What a result made with ``env_id`` records: the id, its note and its recorded digest."""
-    version = BY_ID.get(env_id)
-    if version is None:
-        return {"id": env_id}
-    return {"id": env_id, "note": version.note, "digest": version.digest}
-
-
 __all__ = [
     "BENCHMARK_ID", "BENCHMARK_SUITE", "BY_ID", "PROBE_CASES", "PROBE_REPLIES", "TRAINING_ID",
-    "VERSIONS", "EnvVersion", "behaviour_digest", "describe_version", "id_for", "register_all",
+    "VERSIONS", "EnvVersion", "behaviour_digest", "id_for", "register_all",
 ]  # fmt: skip

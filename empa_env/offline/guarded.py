@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from empa_env.offline.guards import (
+    EMPTY_REPLY_EVIDENCE,
     GUARDS_VERSION,
     GuardVerdict,
     ReplyGuards,
@@ -178,7 +179,7 @@ class GuardedJudger(Judger):
             quote = evidence.get(key, "")
             if neg[axis] and (not quote.strip() or quote not in reply):
                 # a quote of the reply; an empty reply has none, so it is named
-                evidence[key] = first.text if first else (reply.strip() or "(an empty reply)")
+                evidence[key] = first.text if first else (reply.strip() or EMPTY_REPLY_EVIDENCE)
         if verdict.notes or verdict.void_reason:
             reasoning["guards"] = "; ".join(
                 ([f"void: {verdict.void_reason}"] if verdict.void_reason else [])

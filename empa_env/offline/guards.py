@@ -81,6 +81,9 @@ FOREIGN_MENTIONS = 2
 MIN_LETTERS = 8
 
 GUARDS_VERSION = 2
+#: The evidence of a penalty on an empty reply, which has nothing to quote (a finding's quote is
+#: always verbatim, so the judges that turn findings into levels name it with this).
+EMPTY_REPLY_EVIDENCE = "(an empty reply)"
 
 _NEGATORS = "not no never don't doesn't didn't won't wouldn't can't cannot isn't aren't wasn't "
 NEGATORS = frozenset(

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from empa_env.bounded_cache import lru_bytes
 from empa_env.languages import base_code
 from empa_env.offline.credit import CREDIT_RULES, Credit, reply_credit
-from empa_env.offline.guards import ReplyGuards, fluency_sha256
+from empa_env.offline.guards import EMPTY_REPLY_EVIDENCE, ReplyGuards, fluency_sha256
 from empa_env.offline.harm import findings
 from empa_env.offline.semantic.encoder import shared_encoder
 from empa_env.offline.semantic.judger import SemanticJudger
@@ -139,7 +139,7 @@ class ReadingJudger(Judger):
             for f in verdict.penalties:
                 neg[f.axis] = min(neg[f.axis], f.level)
                 # an empty reply has nothing to quote: the evidence names it
-                evidence[f"{f.axis}_Neg"] = f.quote or "(an empty reply)"
+                evidence[f"{f.axis}_Neg"] = f.quote or EMPTY_REPLY_EVIDENCE
                 reasoning[f"{f.axis}_Neg"] = f.reason
             reasoning["note"] = "empty reply"
             return Judgement(prog, neg, evidence, reasoning, judge=self.name)

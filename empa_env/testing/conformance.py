@@ -265,15 +265,14 @@ def _check_sides(
     """Async equal to sync, judge_batch equal to judge, and the same answer twice (a few views)."""
     sample = [s for s in seen if not isinstance(s[2], Exception)]
     sample = sample[:: max(1, len(sample) // 6)][:6]
-    same = _same
     for method, view, out in sample:
         if not deterministic:
             continue
         again = getattr(role, method)(view)
-        if not same(again, out):
+        if not _same(again, out):
             problems.append(f"{method}() answered the same view differently twice")
         by_async = asyncio.run(getattr(role, _ASYNC[method])(view))
-        if not same(by_async, out):
+        if not _same(by_async, out):
             problems.append(f"{_ASYNC[method]}() differs from {method}() on the same view")
     if deterministic:
         report.checks += ["deterministic", "async equals sync"]
@@ -281,7 +280,7 @@ def _check_sides(
     if judged and deterministic:
         batch = role.judge_batch([v for v, _ in judged])
         if len(batch) != len(judged) or not all(
-            same(b, o) for b, (_, o) in zip(batch, judged, strict=False)
+            _same(b, o) for b, (_, o) in zip(batch, judged, strict=False)
         ):
             problems.append("judge_batch() differs from one judge() per view")
         report.checks.append("judge_batch equals judge")

@@ -333,12 +333,15 @@ def _job(args: tuple[str, int, ExperimentConfig]) -> dict[str, Any]:
         net, curve = build_policy(cfg.hidden, seed=seed), pd.DataFrame()
     else:
         net, curve = train_method(method, seed, cfg)
+    envs = evaluation_envs(cfg)  # both evaluations reset and reuse them
     out: dict[str, Any] = {}
     if cfg.greedy_eval:
-        greedy = evaluate(net, cfg, greedy=True)
+        greedy = evaluate(net, cfg, greedy=True, envs=envs)
         out = {"greedy_pass": int(greedy["success"].sum()),
                "greedy_score": float(greedy["EPM_Index"].mean())}  # fmt: skip
-    ev = evaluate(net, cfg)
+    ev = evaluate(net, cfg, envs=envs)
+    for env in envs:
+        env.close()
     return {
         "method": method, "seed": seed, "pass": int(ev["success"].sum()),
         "score": float(ev["EPM_Index"].mean()), "turns": float(ev["turns"].mean()), **out,

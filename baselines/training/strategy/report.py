@@ -191,6 +191,12 @@ def _transcript_md(episode: Mapping[str, Any]) -> str:
     return "\n".join(lines[:-1])
 
 
+def _stored(run_dir: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+    """What :func:`write_run` stored: results, curves, references and ``config.json``."""
+    frames = [pd.read_csv(run_dir / f"{name}.csv") for name in ("results", "curves", "references")]
+    return frames[0], frames[1], frames[2], json.loads((run_dir / "config.json").read_text())
+
+
 README_BEGIN = (
     "<!-- strategy-experiment:begin (generated; see baselines/training/strategy/report.py) -->"
 )
@@ -200,10 +206,8 @@ README_END = "<!-- strategy-experiment:end -->"
 def readme_block(run_dir: Path, link: str) -> str:
     """What the README quotes of a run (between :data:`README_BEGIN` and :data:`README_END`):
     the table, the scripted references and the claims, with a link to the whole write-up."""
-    results = pd.read_csv(run_dir / "results.csv")
-    curves = pd.read_csv(run_dir / "curves.csv")
-    references = pd.read_csv(run_dir / "references.csv")
-    env = json.loads((run_dir / "config.json").read_text())["environment"]
+    results, curves, references, meta = _stored(run_dir)
+    env = meta["environment"]
     refs = ", ".join(
         f"{row['policy']} {int(row['pass'])} of 30 (score {float(row['score']):.1f})"
         for row in references.to_dict("records")
@@ -234,10 +238,7 @@ def write_up(run_dir: Path) -> Path:
     """Write ``table.md``, the figures and ``strategy_experiment.md`` from ``run_dir``'s files;
     returns the write-up's path."""
     run_dir = Path(run_dir)
-    results = pd.read_csv(run_dir / "results.csv")
-    curves = pd.read_csv(run_dir / "curves.csv")
-    references = pd.read_csv(run_dir / "references.csv")
-    meta = json.loads((run_dir / "config.json").read_text())
+    results, curves, references, meta = _stored(run_dir)
     shown = json.loads((run_dir / "transcripts.json").read_text())
     cfg, env = meta["config"], meta["environment"]
     tab = table(results)
