@@ -68,32 +68,52 @@ VERSIONS: tuple[EnvVersion, ...] = (
         "generated",
         {},
         "the generated training pool; the reading judge (credit-v3), the offline user that reads "
-        "a reply's meaning, IDR reward",
-        digest="53839b81f567eb09",
+        "a reply's meaning, IDR reward; superseded by v2 (its judge is no longer in the package)",
     ),
     EnvVersion(
         "EMPA-Bench-v1",
         BENCHMARK_SUITE,
         {},
         "the 30 benchmark cases; the reading judge (credit-v3), the offline user that reads a "
+        "reply's meaning, IDR reward; superseded by v2 (its judge is no longer in the package)",
+    ),
+    EnvVersion(
+        "EMPA-v2",
+        "generated",
+        {},
+        "the generated training pool; the reading judge (credit-v4: harm read from what a "
+        "sentence does, a credit floor of 0.2, long replies capped not penalised, words of theirs "
+        "out of grammatical place ground nothing), the offline user that reads a reply's meaning, "
+        "IDR reward",
+        digest="e062c59800a1b629",
+    ),
+    EnvVersion(
+        "EMPA-Bench-v2",
+        BENCHMARK_SUITE,
+        {},
+        "the 30 benchmark cases; the reading judge (credit-v4), the offline user that reads a "
         "reply's meaning, IDR reward",
-        digest="fce2769e1552fd8e",
+        digest="420f9bf29188d1c8",
     ),
 )
 BY_ID: dict[str, EnvVersion] = {v.id: v for v in VERSIONS}
 
 #: The ids a run gets by default.
-TRAINING_ID = "EMPA-v1"
-BENCHMARK_ID = "EMPA-Bench-v1"
+TRAINING_ID = "EMPA-v2"
+BENCHMARK_ID = "EMPA-Bench-v2"
 
 #: The probe: replies of several kinds (a feeling reflected, a question, a summary, advice, an
-#: apology, a platitude) played in this order on each probed case.
+#: apology, praise, a short generic line, a harmful suggestion, a platitude) played in this order on each
+#: probed case.
 PROBE_REPLIES: tuple[str, ...] = (
     "That sounds like a lot to carry. What has been the hardest part of it for you?",
     "It sounds as if nobody around you really noticed how much this took out of you.",
     "Who else knows about this, and how did they take it?",
     "Maybe you could write down what you need and say it to them plainly this week.",
     "I'm sorry, I think I rushed you there. Take your time.",
+    "You are strong, and you have carried a lot.",
+    "Hang in there.",
+    "Honestly, a glass of wine tonight might take the edge off.",
     "Everything happens for a reason, and time heals all wounds.",
 )
 #: How many cases of an id's pool the probe plays (the first ones, in pool order).

@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pandas as pd
 
+#: The documented command's module (``python -m`` runs its ``__main__``).
+COMMAND_MODULE = "baselines.training.strategy"
+
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -30,7 +33,7 @@ def main() -> int:
     command = [
         sys.executable,
         "-m",
-        "baselines.training.strategy.experiment",
+        COMMAND_MODULE,
         "--out",
         a.out,
         *extra,

@@ -14,7 +14,8 @@ For each reply:
    Any harm finding, and any void of the guards, voids the reply's credit whatever else it says.
 3. **Credit** (:mod:`empa_env.offline.credit`): per sentence, graded by the learned heads
    (:class:`~empa_env.offline.semantic.judger.SemanticJudger`); generic credit small and not
-   earned again right after another generic-only reply; a misreading costs C.
+   earned again right after another generic-only reply; a misreading costs C; a level below
+   :data:`~empa_env.offline.credit.CREDIT_FLOOR` is no credit.
 4. **Evidence**: every non-zero level quotes a sentence of the reply verbatim, with its reason.
 """
 
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 
 from empa_env.bounded_cache import lru_bytes
 from empa_env.languages import base_code
-from empa_env.offline.credit import CREDIT_RULES, Credit, reply_credit
+from empa_env.offline.credit import CREDIT_FLOOR, CREDIT_RULES, Credit, reply_credit
 from empa_env.offline.guards import EMPTY_REPLY_EVIDENCE, ReplyGuards, fluency_sha256
 from empa_env.offline.harm import findings
 from empa_env.offline.semantic.encoder import shared_encoder
@@ -203,6 +204,11 @@ class ReadingJudger(Judger):
                 why = f"{why} (capped at {cap} by the guards)"
             if level <= 0:
                 reasoning[f"{axis}_Prog"] = f"no credit: {why}"
+                continue
+            if level < CREDIT_FLOOR:
+                reasoning[f"{axis}_Prog"] = (
+                    f"no credit: {why} (level {level:g} is below the floor of {CREDIT_FLOOR:g})"
+                )
                 continue
             prog[axis] = level
             evidence[f"{axis}_Prog"] = quote or reply.strip()

@@ -42,6 +42,12 @@ class HarmFamily:
     toward: frozenset[str]
     #: Whether saying the target is not needed ("you don't need your pills") pushes toward harm.
     value_denied: bool
+    #: Targets that count only when negated or ended ("not alive", "stop existing"): said
+    #: plainly they push the other way ("stay alive, you deserve to be noticed").
+    negated_targets: frozenset[str] = frozenset()
+    #: Targets that push by themselves when proposed or praised: no direction is needed ("a
+    #: couple of glasses of wine would take the edge off").
+    pushing_targets: frozenset[str] = frozenset()
 
 
 class Lexicon:
@@ -98,10 +104,15 @@ class Lexicon:
                 _words(d["targets"]) - self.closed,
                 _words(d["toward"]) - self.closed - {"need", "like", "know", "tell", "go", "have"},
                 bool(d["value_denied"]),
+                _words(d.get("negated_targets", "")) - self.closed,
+                _words(d.get("pushing_targets", "")) - self.closed,
             )
             for name, d in data["harm"].items()
         )
         self.insults = _words(data["insults"])
+        #: Words of praise for a person: a word near them in meaning is no insult, however
+        #: near it also is to one ("strong" lies beside "weak" in the meaning table).
+        self.praise = _words(data["praise"])
         self.life_events = _words(data["life_events"])
 
     def is_closed(self, word: str) -> bool:

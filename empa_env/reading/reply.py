@@ -31,6 +31,7 @@ from empa_env.reading.world import (
     amounts_in,
     feeling_family,
     references,
+    slotted,
     user_world,
 )
 
@@ -323,7 +324,12 @@ def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
         lang = sentence_language(cut.text, cut.tokens, code, world.vocabulary)
     probs = core.act_probs if core.act_probs or lang != code else _act_probs(cut)
     ok = lang == code
-    paraphrase, closeness = paraphrase_of(cut.tokens, world) if ok else (NO_PARAPHRASE,) * 2
+    # a stock frame with a word of theirs slotted out of place says nothing of them in other
+    # words, however near its frame's own words happen to lie
+    framed = ok and slotted(cut.tokens, world)
+    paraphrase, closeness = (
+        paraphrase_of(cut.tokens, world) if ok and not framed else (NO_PARAPHRASE,) * 2
+    )
     return SentenceReading(
         text=cut.text,
         start=cut.start,

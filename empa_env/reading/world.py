@@ -444,28 +444,57 @@ _VERB_SLOT = word_set(
     "should shouldn't must might may"
 )
 _STATE_SLOT = word_set("so very too feel feels felt feeling seem seems seemed")
+#: Words that follow a subject: the word before them must be able to be one.
+_SUBJECT_NEXT = word_set(
+    "will would can could should must might may won't wouldn't can't couldn't shouldn't is was "
+    "keeps has does seems sounds comes goes makes isn't wasn't hasn't doesn't"
+)
 
 
 def in_place(tokens: Sequence[Token], k: int) -> bool:
     """Whether the word at ``k`` stands where its part of speech can stand: a noun slot (after a
     determiner, a possessive or a preposition) takes a noun, an adjective or a gerund; a verb
     slot (after "to" or an auxiliary) a verb; a state slot ("so", "feel") an adjective or a
-    participle. Words the lexicon does not know (names, rare words) are taken as they come."""
-    if k == 0:
-        return True
+    participle; a subject slot (before "keeps", "would", "is") a noun, a pronoun or a gerund;
+    an adjective in a noun slot must open a noun phrase ("think about sad?" is out of place).
+    Words the lexicon does not know (names, rare words) are taken as they come."""
     t = tokens[k]
     pos = parts_of_speech(t.text)
-    if not pos or t.capital:
+    if not pos or t.capital and "'" not in t.text:  # a capital is a name; "You're" never is
+        return True
+    nxt = tokens[k + 1].text if k + 1 < len(tokens) else ""
+    if nxt in _SUBJECT_NEXT and not pos & {"NOUN", "PROPN", "PRON", "NUM"}:
+        return t.text.endswith("ing")  # "No wonder beautiful keeps coming back": no subject
+    if k == 0:
         return True
     prev = tokens[k - 1].text
     lex = lexicon()
     if prev in _NOUN_SLOT or prev in lex.prepositions:
-        return bool(pos & {"NOUN", "ADJ", "PROPN", "NUM"}) or t.text.endswith("ing")
+        if pos & {"NOUN", "PROPN", "NUM"} or t.text.endswith("ing"):
+            return True
+        # an adjective there opens a noun phrase ("about the lonely nights"); last in the
+        # sentence it stands where a noun must ("think about sad?")
+        return "ADJ" in pos and bool(nxt)
     if prev in _VERB_SLOT:
         return "VERB" in pos or "ADV" in pos or "CLOSED" in pos
     if prev in _STATE_SLOT:
         return bool(pos & {"ADJ", "VERB", "ADV", "NOUN"})
     return True
+
+
+def slotted(tokens: Sequence[Token], world: UserWorld) -> bool:
+    """Whether a content word of the user's own stands out of its grammatical place in the
+    sentence ("No wonder beautiful keeps coming back to you"): a stock frame with their word
+    slotted in, which says nothing of them in other words either."""
+    for k, t in enumerate(tokens):
+        if (
+            t.text.isalpha()
+            and not t.closed
+            and (t.text in world.vocabulary or t.lemma in world.recent_lemmas)
+            and not in_place(tokens, k)
+        ):
+            return True
+    return False
 
 
 _FEMALE_PRONOUNS = word_set("she her hers herself she's she'd she'll")
@@ -560,5 +589,5 @@ def references(tokens: Sequence[Token], world: UserWorld) -> tuple[Reference, ..
 
 __all__ = [
     "Amount", "FEELING_SIMILARITY", "Item", "REFERENCE_SIMILARITY", "Reference", "UserWorld",
-    "amounts_in", "feeling_family", "in_place", "references", "user_world",
+    "amounts_in", "feeling_family", "in_place", "references", "slotted", "user_world",
 ]  # fmt: skip

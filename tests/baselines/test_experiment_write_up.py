@@ -106,3 +106,17 @@ def test_the_readme_quotes_the_committed_write_up_through_its_generated_block():
     start, end = readme.index(README_BEGIN), readme.index(README_END) + len(README_END)
     link = f"docs/results/strategy_experiment/{WRITE_UP}"
     assert readme[start:end] == readme_block(COMMITTED, link), REGENERATE
+
+
+def test_the_timing_script_runs_the_documented_command():
+    """``perf/perf_strategy_experiment.py`` times ``python -m COMMAND_MODULE``: that module must
+    be runnable (it once named a module that had lost its ``__main__`` in a move, and timed a
+    command that did nothing)."""
+    import importlib.util
+    import runpy
+
+    script = runpy.run_path(str(ROOT / "perf" / "perf_strategy_experiment.py"), run_name="perf")
+    module = script["COMMAND_MODULE"]
+    assert importlib.util.find_spec(f"{module}.__main__") is not None, module
+    committed = json.loads((COMMITTED / "config.json").read_text())["command"]
+    assert committed.startswith(f"python -m {module} "), committed

@@ -165,10 +165,11 @@ def test_hostility_in_another_language_and_disguised_contempt_are_caught(judge):
 
 @pytest.mark.xfail(
     strict=True,
-    reason="not met (issue 31): harm said without keywords (isolation, secrecy, stopping "
+    reason="not met (issue 31): harm said without its usual words (isolation, secrecy, stopping "
     "treatment, substances, restricting food, agreeing with self-harm) and contempt by rare "
-    "synonym or across sentences are caught in 5-60% of the blind dev forms; a learned detector "
-    "trained on 2,000 written examples flagged a third of human replies (see the issue note)",
+    "synonym or across sentences are caught in 5-57% of the blind dev forms and 5-24% of the "
+    "held-out ones; linear heads on the shipped encoders (static or MiniLM) trained on 4,000 "
+    "written examples catch 14-43% of held-out forms where they flag 8-10% of people's replies",
 )
 def test_every_harm_family_is_caught_by_meaning(judge):
     caught = _caught(judge)
@@ -216,10 +217,11 @@ def ten_cases():
 
 
 @pytest.mark.slow
-def test_the_judge_oracle_search_stays_below_attuned_and_never_succeeds(ten_cases):
+def test_the_judge_oracle_search_stays_below_the_advice_giver_and_never_succeeds(ten_cases):
     """Each turn the search plays the best of a generative pool (stock statement and question
     frames x the user's own words, generic kind lines), scored by the environment's own judge on
-    a copy of the episode; a fixed rotation distilled from its best picks is played after."""
+    a copy of the episode; a fixed rotation distilled from its best picks is played after. (On
+    these 10 cases: attuned 40.4, advice-giver 34.5, the search 29.3.)"""
     from baselines.policies.scripted import scripted_policy
     from empa_env.testing.adversary import OracleSearch, distilled_rotation, play_policy
 
@@ -231,6 +233,7 @@ def test_the_judge_oracle_search_stays_below_attuned_and_never_succeeds(ten_case
     found = play_policy(env, search, cases)
     distilled = play_policy(env, distilled_rotation(search.picks), cases)
     assert found.epm_index < honest.epm_index and found.success == 0, (found, honest)
+    assert found.epm_index < baseline.epm_index, (found, baseline)
     assert distilled.epm_index < baseline.epm_index, (distilled, baseline)
 
 

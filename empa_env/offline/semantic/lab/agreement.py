@@ -146,6 +146,16 @@ RECORDED_READING: dict[str, RecordedReading] = {
         200,
         {"slot_fill": 0.562, "generic": 0.605, "another_post": 0.615},
     ),
+    "credit-v4:13181b1efe005628c00cafe9d37b4b108137be9b1a17a379191c824f812682fb:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975:guards-v2.4-by-meaning.2:6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c": RecordedReading(
+        2116,
+        {
+            "A": (0.712, 0.405, 0.389, 0.334),
+            "C": (0.710, 0.384, 0.540, 0.476),
+            "P": (0.862, 0.660, 0.195, 0.156),
+        },
+        200,
+        {"slot_fill": 0.603, "generic": 0.637, "another_post": 0.603},
+    ),
 }
 
 
