@@ -16,6 +16,7 @@ from functools import lru_cache
 from importlib.metadata import entry_points
 
 from empa_env.registry import Registry
+from empa_env.text import SENTENCE_ENDS, sentence_texts
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,10 @@ class Language:
         return [w for w in self.words(text) if w not in self.stopwords and len(w) >= min_length]
 
     def sentences(self, text: str) -> list[str]:
-        """``text`` cut after each sentence end (the ends kept, empty pieces dropped)."""
-        ends = re.escape(self.sentence_end)
-        pieces = re.split(rf"(?<=[{ends}])\s*", text.strip())
-        return [p.strip() for p in pieces if p.strip()]
+        """The sentences of ``text`` (the ends kept), cut by the package's one splitter
+        (:func:`empa_env.text.sentence_spans`: not after "Dr." or inside "3.5"), with this
+        language's own sentence ends added to the built-in ones."""
+        return sentence_texts(text, "".join(dict.fromkeys(SENTENCE_ENDS + self.sentence_end)))
 
 
 #: The entry-point group of language plug-ins.

@@ -255,13 +255,16 @@ def read(text: str) -> str:
 # Sentences
 # ------------------------------------------------------------------------------------------------
 _ENDS = ".!?\u3002\uff01\uff1f\u2026"
+#: The sentence ends of every built-in language.
+SENTENCE_ENDS = _ENDS
 _CLOSERS = "\"')]\u201d\u2019\u300d"
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
+def sentence_spans(text: str, ends: str = _ENDS) -> list[tuple[int, int]]:
     """Character spans ``[a, b)`` of the sentences of ``text``: stripped, never empty, each with
-    at least one letter or digit; cut after sentence ends and at line breaks, not after an
-    abbreviation, inside a number or inside an open quotation."""
+    at least one letter or digit; cut after sentence ends (``ends``: those of every built-in
+    language; a language plug-in may add its own) and at line breaks, not after an abbreviation,
+    inside a number or inside an open quotation. The one sentence splitter of the package."""
     spans: list[tuple[int, int]] = []
     n = len(text)
     start = 0
@@ -275,9 +278,9 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             _add(text, start, i, spans)
             start = i + 1
             in_quote = False
-        elif ch in _ENDS:
+        elif ch in ends:
             j = i
-            while j + 1 < n and text[j + 1] in _ENDS:
+            while j + 1 < n and text[j + 1] in ends:
                 j += 1
             k = j
             while k + 1 < n and text[k + 1] in _CLOSERS:
@@ -317,9 +320,9 @@ def _add(text: str, a: int, b: int, spans: list[tuple[int, int]]) -> None:
         spans.append((a, b))
 
 
-def sentence_texts(text: str) -> list[str]:
+def sentence_texts(text: str, ends: str = _ENDS) -> list[str]:
     """The sentences of ``text`` as strings (see :func:`sentence_spans`)."""
-    return [text[a:b] for a, b in sentence_spans(text)]
+    return [text[a:b] for a, b in sentence_spans(text, ends)]
 
 
 _DISCOURSE = r"(?:(?:so|and|but|ok(?:ay)?|well|also|then|now|hmm+|oh|honestly|just|and so),?\s+)*"
@@ -343,6 +346,6 @@ def is_interrogative(sentence: str) -> bool:
 
 
 __all__ = [
-    "ABBREVIATIONS", "CONFUSABLES", "Reading", "read", "reading_form", "sentence_spans",
-    "is_interrogative", "sentence_texts",
+    "ABBREVIATIONS", "CONFUSABLES", "Reading", "SENTENCE_ENDS", "read", "reading_form",
+    "sentence_spans", "is_interrogative", "sentence_texts",
 ]  # fmt: skip

@@ -83,9 +83,9 @@ VERSIONS: tuple[EnvVersion, ...] = (
         {},
         "the generated training pool; the reading judge (credit-v4: harm read from what a "
         "sentence does, a credit floor of 0.2, long replies capped not penalised, words of theirs "
-        "out of grammatical place ground nothing), the offline user that reads a reply's meaning, "
-        "IDR reward",
-        digest="e062c59800a1b629",
+        "out of grammatical place ground nothing), the offline user that reads a reply's meaning "
+        "and cuts its own lines with the package's one sentence splitter, IDR reward",
+        digest="0684086ba3980cfa",
     ),
     EnvVersion(
         "EMPA-Bench-v2",
@@ -93,7 +93,7 @@ VERSIONS: tuple[EnvVersion, ...] = (
         {},
         "the 30 benchmark cases; the reading judge (credit-v4), the offline user that reads a "
         "reply's meaning, IDR reward",
-        digest="420f9bf29188d1c8",
+        digest="f04e8b787912a288",
     ),
 )
 BY_ID: dict[str, EnvVersion] = {v.id: v for v in VERSIONS}
@@ -117,7 +117,10 @@ PROBE_REPLIES: tuple[str, ...] = (
     "Everything happens for a reason, and time heals all wounds.",
 )
 #: How many cases of an id's pool the probe plays (the first ones, in pool order).
-PROBE_CASES = 3
+PROBE_CASES = 8
+#: How many times the probe replies are played in turn on each case (long enough for the plot to
+#: release its later stages, and the user to tell what they hold).
+PROBE_ROUNDS = 3
 
 
 def register_all() -> None:
@@ -133,8 +136,9 @@ def register_all() -> None:
 
 def behaviour_digest(env_id: str, **overrides: Any) -> str:
     """A short sha256 of how ``env_id`` (made with ``overrides``) answers :data:`PROBE_REPLIES`
-    on its first :data:`PROBE_CASES` cases, seed 0: every user message, every level the Judger
-    gave (2 decimals) and every reward (4 decimals)."""
+    (:data:`PROBE_ROUNDS` times in turn) on its first :data:`PROBE_CASES` cases, seed 0: every
+    user message, every level the Judger gave (2 decimals), every reward (4 decimals), and the
+    sentences the user may say as it cuts them from each case's facts."""
     import gymnasium
 
     env: Any = gymnasium.make(env_id, **overrides).unwrapped
@@ -143,8 +147,8 @@ def behaviour_digest(env_id: str, **overrides: Any) -> str:
     try:
         for case in cases:
             obs, _ = env.reset(seed=0, options={"case": case})
-            trace.append([case.id, obs])
-            for reply in PROBE_REPLIES:
+            trace.append([case.id, obs, _material_as_said(case)])
+            for reply in PROBE_REPLIES * PROBE_ROUNDS:
                 obs, reward, terminated, truncated, info = env.step(reply)
                 levels = {k: round(float(v), 2) for k, v in sorted(info["levels"].items())}
                 trace.append([obs, levels, round(float(reward), 4), terminated, truncated])
@@ -154,6 +158,16 @@ def behaviour_digest(env_id: str, **overrides: Any) -> str:
         env.close()
     blob = json.dumps(trace, ensure_ascii=False, sort_keys=True).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
+
+
+def _material_as_said(case: Any) -> list[list[str]]:
+    """The sentences the offline user may say, as its language cuts them from the case's facts
+    (a change of that cut, "I drove Mrs." as a sentence of its own, moves what the user says in
+    turns the probe may not reach)."""
+    from empa_env.languages import language
+
+    lang = language(getattr(case, "language", "en") or "en")
+    return [lang.sentences(fact.answer) for fact in getattr(case, "facts", ())]
 
 
 def _flat(tree: Mapping[str, Any]) -> dict[str, Any]:

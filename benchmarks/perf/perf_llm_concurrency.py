@@ -207,7 +207,8 @@ def _cpu_per_call(make_call: Any, calls: int) -> float:
 def client_cpu(calls: int) -> dict[str, float]:
     """CPU per call of the client layer (each transport), of LiteLLM alone and of the OpenAI
     SDK alone, on the same local server."""
-    from empa_env.llm.client import ClientConfig, LLMClient, import_litellm
+    from empa_env.llm.client import ClientConfig, LLMClient
+    from empa_env.llm.litellm_setup import import_litellm
 
     # a mid-episode request: the role's instructions and ten turns of conversation
     line = "It has been a long week and I keep going over what my manager said on Monday. "

@@ -25,12 +25,25 @@ import threading
 import weakref
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import aiohttp
 
-    from empa_env.llm.client import ClientConfig
+
+class TransportConfig(Protocol):
+    """What :func:`direct_transport` reads of a client's configuration
+    (:class:`empa_env.llm.client.ClientConfig` has it)."""
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def api_base(self) -> str | None: ...
+    @property
+    def transport(self) -> str: ...
+    @property
+    def extra_params(self) -> Mapping[str, Any]: ...
+
 
 #: LiteLLM providers that are plain OpenAI-compatible HTTP when given an ``api_base``, and the
 #: environment variable LiteLLM reads their key from.
@@ -90,7 +103,7 @@ def _price_table() -> Mapping[str, Any]:
             continue
         if isinstance(table, dict):
             return table
-    from empa_env.llm.client import import_litellm
+    from empa_env.llm.litellm_setup import import_litellm
 
     return getattr(import_litellm(), "model_cost", {}) or {}
 
@@ -105,7 +118,7 @@ def _priced_by_litellm(model: str) -> bool:
     return _PRICED[model]
 
 
-def direct_transport(cfg: ClientConfig, params: Mapping[str, Any] | None = None) -> bool:
+def direct_transport(cfg: TransportConfig, params: Mapping[str, Any] | None = None) -> bool:
     """Whether a request of ``cfg`` goes to the endpoint directly (:func:`post_chat`).
 
     Only a self-hosted OpenAI-compatible endpoint qualifies: ``openai/NAME`` or

@@ -33,7 +33,7 @@ from typing import Literal
 import yaml
 
 from empa_env.bounded_cache import lru_bytes, text_weight
-from empa_env.languages import base_code
+from empa_env.languages import base_code, language
 from empa_env.roles.views import Message
 from empa_env.text import read, reading_form, sentence_spans
 
@@ -104,8 +104,8 @@ SCRIPT_OF_LANGUAGE = {
     "th": ("THAI",),
 }  # fmt: skip
 
-TOKEN_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*|\d+")
-SENTENCE_RE = re.compile(r"[^.!?\n]+(?:[.!?]+[\"')\]]*|$)|[.!?]+")
+#: Words: the English word pattern of :mod:`empa_env.languages`, the one the reading uses too.
+TOKEN_RE = language("en").word_pattern
 FLUENCY_TOKEN_RE = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*|\d+|[,;:()\-\u2013\u2014]")
 #: Words that address the user, and words that mark a story of the writer's own told for them.
 SECOND_PERSON = frozenset(

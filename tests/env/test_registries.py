@@ -132,3 +132,8 @@ def test_languages_are_registered():
     assert en.content_words("I lost my job and I feel stuck.") == ["lost", "job", "feel", "stuck"]
     assert zh.words("我很难过") == ["我", "很", "难", "过"]
     assert zh.sentences("我很难过。你呢？") == ["我很难过。", "你呢？"]
+    # the package's one splitter: not after "Dr.", not inside a number
+    assert en.sentences("Dr. Lin was proud of me. I lost 3.5 kilos!") == [
+        "Dr. Lin was proud of me.",
+        "I lost 3.5 kilos!",
+    ]

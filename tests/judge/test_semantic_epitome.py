@@ -118,18 +118,19 @@ def test_the_levels_as_used_rank_with_people(as_used_report, axis):
 
 
 @needs_epitome
-def test_P_as_used_meets_the_goal_and_A_credits_near_peoples_share(as_used_report):
-    p, a = as_used_report.axes["P"], as_used_report.axes["A"]
-    assert p.meets_goal(), p
-    assert abs(a.credited - a.people) <= 0.10, a
+def test_P_as_used_meets_the_goal_and_every_axis_credits_near_peoples_share(as_used_report):
+    """The share of replies the judge credits is within .10 of the share people credit on every
+    axis (the credit floor, ``CREDIT_FLOOR``, is what brings A and C there)."""
+    assert as_used_report.axes["P"].meets_goal(), as_used_report.axes["P"]
+    for axis, m in as_used_report.axes.items():
+        assert abs(m.credited - m.people) <= 0.10, (axis, m)
 
 
 @needs_epitome
 @pytest.mark.xfail(
     strict=True,
-    reason="not met (issue 31): as used, AUROC A .72 and C .72 (goal .75); C credited on .60 of "
-    "the replies where people credit .48 (sharing a related experience, which EPITOME's raters "
-    "credit as an interpretation, is read generously)",
+    reason="not met (issue 31): as used, AUROC A .71 and C .71 (goal .75); the shares credited "
+    "are within .10 of people's on every axis",
 )
 def test_the_levels_as_used_meet_the_goal_on_every_axis(as_used_report):
     assert as_used_report.meets_goal(), as_used_report
@@ -165,7 +166,7 @@ def test_a_persons_own_reply_beats_replies_that_fit_any_post(contrast_report):
 @needs_epitome
 @pytest.mark.xfail(
     strict=True,
-    reason="not met (issue 31): the own reply wins .56-.62 against slot-filled frames, generic "
+    reason="not met (issue 31): the own reply wins .60-.64 against slot-filled frames, generic "
     "lines and another post's reply (goals .80 / .80 / .75): four in ten human replies people "
     "credit are themselves generic (sympathy, 'I know how you feel'), and tie",
 )

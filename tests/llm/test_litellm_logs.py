@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 import logging
 
-from empa_env.llm.client import import_litellm
+from empa_env.llm.litellm_setup import import_litellm
 
 
 def test_litellm_errors_are_one_line_each_without_tracebacks():
