@@ -166,16 +166,11 @@ def _insult(sentence: SentenceReading, own: frozenset[str] = frozenset()) -> str
 def _negated_before(sentence: SentenceReading, k: int) -> bool:
     """A negation earlier in the same clause as token ``k`` ("is not selfish", "doesn't make you
     a coward", "no one deserves to be called pathetic")."""
-    toks = sentence.tokens
     lex = lexicon()
-    for j in range(k - 1, -1, -1):
-        gap = sentence.text[toks[j].end - sentence.start : toks[j + 1].start - sentence.start]
-        if any(ch in gap for ch in ",;:—–("):
-            break
-        w = toks[j].text
-        if w in lex.negations or w.endswith("n't") or w in ("nobody", "stop", "quit"):
-            return True
-    return False
+    return any(
+        t.text in lex.negations or t.text.endswith("n't") or t.text in ("nobody", "stop", "quit")
+        for t in sentence.tokens[_clause_start(sentence, k) : k]
+    )
 
 
 def _insult_at(
