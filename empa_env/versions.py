@@ -84,23 +84,41 @@ VERSIONS: tuple[EnvVersion, ...] = (
         "the generated training pool; the reading judge (credit-v4: harm read from what a "
         "sentence does, a credit floor of 0.2, long replies capped not penalised, words of theirs "
         "out of grammatical place ground nothing), the offline user that reads a reply's meaning "
-        "and cuts its own lines with the package's one sentence splitter, IDR reward",
-        digest="0684086ba3980cfa",
+        "and cuts its own lines with the package's one sentence splitter, IDR reward; superseded "
+        "by v3 (its judge is no longer in the package)",
     ),
     EnvVersion(
         "EMPA-Bench-v2",
         BENCHMARK_SUITE,
         {},
         "the 30 benchmark cases; the reading judge (credit-v4), the offline user that reads a "
-        "reply's meaning, IDR reward",
-        digest="f04e8b787912a288",
+        "reply's meaning, IDR reward; superseded by v3 (its judge is no longer in the package)",
+    ),
+    EnvVersion(
+        "EMPA-v3",
+        "generated",
+        {},
+        "the generated training pool; the reading judge (credit-v5: a strong paraphrase checked "
+        "by the sentence's whole meaning, a word of theirs cut off or respelt is theirs, generic "
+        "credit halved for lines as near anyone as this user, advice read from its form), the "
+        "offline user that answers a question with a line that says what it asks for, IDR "
+        "reward",
+        digest="28a194e1cc438f71",
+    ),
+    EnvVersion(
+        "EMPA-Bench-v3",
+        BENCHMARK_SUITE,
+        {},
+        "the 30 benchmark cases; the reading judge (credit-v5), the offline user that answers by "
+        "the kind of answer asked for, IDR reward",
+        digest="2da1ce2da1476dc8",
     ),
 )
 BY_ID: dict[str, EnvVersion] = {v.id: v for v in VERSIONS}
 
 #: The ids a run gets by default.
-TRAINING_ID = "EMPA-v2"
-BENCHMARK_ID = "EMPA-Bench-v2"
+TRAINING_ID = "EMPA-v3"
+BENCHMARK_ID = "EMPA-Bench-v3"
 
 #: The probe: replies of several kinds (a feeling reflected, a question, a summary, advice, an
 #: apology, praise, a short generic line, a harmful suggestion, a platitude) played in this order on each

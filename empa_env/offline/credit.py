@@ -17,7 +17,8 @@ interpretations and explorations, Sharma et al., EMNLP 2020):
 
 **Grounding is per sentence and by meaning.** A sentence that speaks about none of what the user
 told fits any conversation: it is *generic*, and a reply's generic credit is small (at most
-:data:`GENERIC_TOTAL` summed over the axes) and does not accumulate: it is earned once in a
+:data:`GENERIC_TOTAL` summed over the axes, half that when its words lie as near anyone's message
+as theirs: :data:`GENERIC_FAR_SHARE`) and does not accumulate: it is earned once in a
 conversation, by the first reply that earns it (a rotation of kind lines earns once).
 A slot filled with a word that is not what the user talked about (low salience), or that stands
 out of its grammatical place, is no reference (:mod:`empa_env.reading.world`); one reference alone
@@ -46,9 +47,21 @@ from empa_env.reading.reply import ReplyReading, SentenceReading, own_words
 from empa_env.reading.tokens import Token, tokens_of, word_set
 
 #: The rules' version (part of the judge's identity).
-CREDIT_RULES = "credit-v4"
+CREDIT_RULES = "credit-v5"
 #: Summed generic credit a reply may earn (spread over the axes it earns on).
 GENERIC_TOTAL = 0.5
+#: Generic credit is whole only for a reply whose own words come near what the user said (its
+#: best sentence's :attr:`~empa_env.reading.reply.SentenceReading.paraphrase` at
+#: :data:`PARAPHRASE`); one whose words lie as near anyone's (at GENERIC_FAR or below) keeps
+#: GENERIC_FAR_SHARE of it, never less than :data:`CREDIT_FLOOR`: of two lines that fit any
+#: conversation, the one that says a little of them in other words earns more. Chosen on EPITOME
+#: dev, as used: the person's own reply above two generic lines in .76 of posts (from .64), above
+#: a stock frame with a word of the post in .71 (from .60), above another post's reply .59 (from
+#: .60); AUROC A .712 -> .703, C .710 -> .715, P .862 -> .858; shares unchanged. Raising near
+#: lines instead of lowering far ones did a little better on people's replies (.77 / .78 / .56,
+#: AUROC .722 / .719 / .881) but let small talk about oneself earn twice :data:`GENERIC_TOTAL`.
+GENERIC_FAR_SHARE = 0.5
+GENERIC_FAR = -0.45
 #: A level below this is no credit (a tenth of the scale). Chosen on EPITOME dev, as used: without
 #: it the judge credits A on .44 of people's replies and C on .61 (people: .33 and .48); with it
 #: .39 and .54, every axis within .10 of people's share, at a cost in AUROC of .012 (A), .011 (C)
@@ -77,6 +90,18 @@ DISCLOSURE_REFERENCE_WEIGHT = 0.5
 #: one stock frame or generic line in ten.
 PARAPHRASE = -0.17
 PARAPHRASE_STRONG = -0.12
+#: The most the act head's advice probability counts for in a sentence without the form of advice
+#: (below the half that withholds C). On EPITOME dev, as used: C AUROC .715 -> .711, the share
+#: credited C .528 -> .550 (people .476), the contrastive check .71 / .76 / .59 -> .72 / .79 / .60;
+#: the blind attentive replies' gain in the same states rises (see perf/perf_judge_reading.py).
+ADVICE_WITHOUT_FORM = 0.45
+#: A strong paraphrase counts as two references only when the sentence's whole meaning agrees
+#: (:attr:`~empa_env.reading.reply.SentenceReading.meaning` reaches this): word vectors put stock
+#: frames near some messages by chance ("No wonder it keeps coming back to you" after a worried
+#: one), and a search over many frames finds them. Measured on the strong paraphrases of the
+#: blind attentive replies (83% keep two references at -0.12, 79% at -0.10), the project's stock
+#: frames in the same states (42%, 33%) and people's replies on EPITOME dev (64%, 59%).
+MEANING_CONFIRMS = -0.1
 #: The share of P's scale a question reaches (EMPA's P: a question opens a step, P 2 strengthens
 #: the person's agency).
 QUESTION_SHARE = 0.6
@@ -231,7 +256,9 @@ def sentence_credit(
     # one word of theirs is one reference, whatever number of their items it touches
     refs = list({r.start: r for r in s.references if r.weight >= REFERENCE_WEIGHT}.values())
     disclosing = "self_disclosure" in acts or p.get("self_disclosure", 0.0) >= 0.5
-    paraphrase = int(s.paraphrase >= PARAPHRASE) + int(s.paraphrase >= PARAPHRASE_STRONG)
+    paraphrase = int(s.paraphrase >= PARAPHRASE) + int(
+        s.paraphrase >= PARAPHRASE_STRONG and s.meaning >= MEANING_CONFIRMS
+    )
     # how near a story of one's own is to their last message (computed for those alone)
     similarity = _topic_similarity(s, topic) if disclosing else -1.0
     if disclosing and s.addressee != "user":
@@ -250,7 +277,10 @@ def sentence_credit(
     n = len(refs) + paraphrase
     named = ", ".join([r.word for r in refs[:3]] + (["in other words"] if paraphrase else []))
     asks = ("question" in acts or "request" in acts) and "advice" not in acts
-    advice = max(p.get("advice", 0.0), 1.0 if "advice" in acts else 0.0)
+    # advice is a form the rules read (an imperative, "you should", "have you tried"); the act
+    # head alone, on a statement without one, only weakens a question ("You're up half the night
+    # reliving that fight with your son": advice .61 by the head, a reflection by its form)
+    advice = 1.0 if "advice" in acts else min(p.get("advice", 0.0), ADVICE_WITHOUT_FORM)
     feelings_ok = bool(s.attributed) and not s.misreadings
     # one word of theirs in a stock frame is no reflection: it earns as a generic line does; a
     # story of one's own that tells of the same things in other words is shared experience
@@ -374,9 +404,17 @@ def reply_credit(
             credit.generic[axis] = 0.0
     if axes:
         share = GENERIC_TOTAL / len(axes)
+        # lines that fit any conversation earn more of their small credit the nearer their own
+        # words come to what this user said (closer to them than to other people's messages)
+        near = max((s.paraphrase for s in reading.sentences if s.readable), default=-1.0)
+        closeness = min(1.0, max(0.0, (near - GENERIC_FAR) / (PARAPHRASE - GENERIC_FAR)))
         for axis in axes:
             e = 1.0 if heads is None else min(max(float(heads.get(axis, 1.0)), 0.0), 1.0)
-            credit.generic[axis] = round(share * (0.5 + 0.5 * e) * 20) / 20 or 0.05
+            level = round(share * (0.5 + 0.5 * e) * 20) / 20 or 0.05
+            if level >= CREDIT_FLOOR:  # lowered, never under the floor (shares unchanged)
+                share_kept = GENERIC_FAR_SHARE + (1.0 - GENERIC_FAR_SHARE) * closeness
+                level = max(CREDIT_FLOOR, round(level * share_kept * 20) / 20)
+            credit.generic[axis] = level
     return credit
 
 

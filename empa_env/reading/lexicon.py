@@ -93,6 +93,8 @@ class Lexicon:
         self.thanks = _words(data["thanks"])
         self.apology_self = _words(data["apology_self"])
         self.numbers: dict[str, float] = {k: float(v) for k, v in data["numbers"].items()}
+        self.calendar = _words(data.get("calendar", ""))
+        self.calendar_capitalised = _words(data.get("calendar_capitalised", ""))
         self.time_units: dict[str, str] = {
             w: unit for unit, words in data["time_units"].items() for w in str(words).split()
         }

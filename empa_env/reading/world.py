@@ -81,6 +81,8 @@ class UserWorld:
     #: :func:`empa_env.reading.reply.paraphrase_of`).
     recent_lemmas: frozenset[str] = frozenset()
     recent_vector: np.ndarray | None = field(repr=False, compare=False, default=None)
+    #: The user's last two messages (for the sentence-meaning check of a strong paraphrase).
+    recent_text: str = field(repr=False, compare=False, default="")
 
     def salient(self, top: int = 8) -> list[Item]:
         """The most salient things and events (not people or feelings), most salient first."""
@@ -276,6 +278,39 @@ def _salience(tokens: Sequence[Token]) -> dict[str, float]:
     return out
 
 
+#: Words that, after "good" at the start of a sentence, greet ("Good evening") and say nothing
+#: the user talks about.
+_GREETING_TIMES = word_set("morning afternoon evening night day")
+#: Words that address the listener when set off by a comma ("Thanks, mate!").
+_ADDRESS_TERMS = word_set(
+    "mate buddy pal dude man bro sis love honey dear sweetie sweetheart friend guys"
+)
+
+
+def _greets_or_addresses(toks: Sequence[Token], text: str, k: int) -> bool:
+    """Whether the word at ``k`` greets or addresses the listener rather than tells of something:
+    "evening" in "Good evening", "friend" in "I am stuck, my friend." or "Thanks, mate!" (set off
+    by a comma, after "my" or "dear" or itself a term of address, closing its sentence or
+    clause)."""
+    t = toks[k]
+    if (
+        t.text in _GREETING_TIMES
+        and k > 0
+        and toks[k - 1].text == "good"
+        and (k == 1 or any(c in text[toks[k - 2].end : toks[k - 1].start] for c in ".!?,"))
+    ):
+        return True
+    j = k - 1
+    if j >= 0 and toks[j].text in ("my", "dear"):
+        j -= 1
+    elif t.text not in _ADDRESS_TERMS:
+        return False  # "My friend, Ama, told me": a name set off by commas tells who
+    before = text[toks[j].end : toks[j + 1].start] if j >= 0 else ""
+    after_end = toks[k + 1].start if k + 1 < len(toks) else len(text)
+    after = text[t.end : after_end]
+    return j >= 0 and "," in before and (any(c in after for c in ".!?,") or k + 1 == len(toks))
+
+
 @dataclass(frozen=True)
 class _Message:
     """What one user message contributes to the world (computed once per message)."""
@@ -301,6 +336,8 @@ def _message(text: str, code: str) -> _Message:
     entries = []
     for k, t in enumerate(toks):
         if not t.text.isalpha() or t.closed or len(t.text) < 2 or t.text in lex.numbers:
+            continue
+        if _greets_or_addresses(toks, text, k):
             continue
         fam = feeling_family(t.text) if not t.capital or k == 0 else None
         rel = lex.relation(t.text)
@@ -395,6 +432,7 @@ def _world(texts: tuple[str, ...], code: str) -> UserWorld:
     return UserWorld(
         recent_lemmas=recent_lemmas,
         recent_vector=recent_vector,
+        recent_text=" ".join(recent),
         items=items,
         names=fold.names,
         relations=fold.relations,
@@ -454,7 +492,8 @@ _SUBJECT_NEXT = word_set(
 def in_place(tokens: Sequence[Token], k: int) -> bool:
     """Whether the word at ``k`` stands where its part of speech can stand: a noun slot (after a
     determiner, a possessive or a preposition) takes a noun, an adjective or a gerund; a verb
-    slot (after "to" or an auxiliary) a verb; a state slot ("so", "feel") an adjective or a
+    slot (after "to" or an auxiliary) a verb, unless a bare verb follows it (then it is the
+    subject of a question: "What does ___ bring up?"); a state slot ("so", "feel") an adjective or a
     participle; a subject slot (before "keeps", "would", "is") a noun, a pronoun or a gerund;
     an adjective in a noun slot must open a noun phrase ("think about sad?" is out of place).
     Words the lexicon does not know (names, rare words) are taken as they come."""
@@ -476,6 +515,11 @@ def in_place(tokens: Sequence[Token], k: int) -> bool:
         # sentence it stands where a noun must ("think about sad?")
         return "ADJ" in pos and bool(nxt)
     if prev in _VERB_SLOT:
+        after = parts_of_speech(nxt) if nxt else frozenset()
+        if prev != "to" and after == frozenset({"VERB"}):
+            # "What does ___ bring up?": the auxiliary and a bare verb around it make it the
+            # subject, where a noun, a pronoun or a gerund stands ("What does folded bring up")
+            return bool(pos & {"NOUN", "PROPN", "PRON", "NUM"}) or t.text.endswith("ing")
         return "VERB" in pos or "ADV" in pos or "CLOSED" in pos
     if prev in _STATE_SLOT:
         return bool(pos & {"ADJ", "VERB", "ADV", "NOUN"})

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from empa_env.languages import language
 from empa_env.policy import ChatMessage
 from empa_env.roles.views import JudgeProfile, JudgeView
 from epm.rubric import increment
@@ -82,14 +83,14 @@ GENERIC_LINES: tuple[str, ...] = (
     "Can you tell me more?",
 )
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z']{2,}")
-
 
 def slot_words(messages: Sequence[ChatMessage]) -> list[str]:
     """Every word of three letters or more of the user's last message (any word: the slots are
     content-blind)."""
     users = [m["content"] for m in messages if m["role"] == "user"]
-    words = _WORD.findall(users[-1]) if users else []
+    # the language's own word pattern, capitals kept ("Siobhán" whole, not "Siobh")
+    found = language("en").word_pattern.findall(users[-1]) if users else []
+    words = [w for w in found if len(w) >= 3 and not w.isdigit()]
     return list(dict.fromkeys(words)) or ["this"]
 
 

@@ -17,9 +17,9 @@ import re
 import zlib
 from functools import lru_cache
 
+from empa_env.languages import language
 from empa_env.policy import Messages, StatelessPolicy
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z']+")
 _SMALL = frozenset(
     [
         "the",
@@ -174,7 +174,7 @@ def _rng(messages: Messages, salt: str) -> random.Random:
 
 
 def _nouns(messages: Messages, k: int = 4) -> list[str]:
-    words = [w.lower() for t in _users(messages)[-2:] for w in _WORD.findall(t)]
+    words = [w for t in _users(messages)[-2:] for w in language("en").words(t) if not w.isdigit()]
     out = [w for w in dict.fromkeys(words) if w not in _SMALL and len(w) > 3]
     return out[:k] or ["this"]
 

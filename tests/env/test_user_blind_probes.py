@@ -37,14 +37,14 @@ def test_mistakes_said_in_other_words_are_corrected(dev):
 
 @pytest.mark.slow
 def test_questions_hold_their_measured_level(dev):
-    """Measured: questions answered .54 on dev; a floor against regression, the goal is below."""
+    """Measured: questions answered .53 on dev; a floor against regression, the goal is below."""
     assert dev["question"] >= 0.48, dev
 
 
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="not met (issue 32): questions answered .54 on the dev probes (.53 held out); goal .70",
+    reason="not met (issue 32): questions answered .53 on the dev probes (.55 held out); goal .70",
 )
 def test_questions_meet_the_goal(dev):
     assert dev["question"] >= 0.7, dev

@@ -361,3 +361,26 @@ def test_what_the_user_said_back_rightly_is_not_taken_for_a_mistake(env):
     assert not obs.lower().startswith(("no", "the dad")) and "not how it was" not in obs, obs
     obs, *_ = answer(env, "So your dad died three years ago?")
     assert "eighteen months" in obs.lower() and "not dad" not in obs.lower(), obs
+
+
+@pytest.mark.parametrize(
+    ("case", "question", "told"),
+    [
+        # a longer line about the same flat (when he rented it) says no span; the one that does
+        ("empa30-003", "How long had you lived in that flat?", "fourteen years"),
+        ("empa30-017", "How many years did you serve at Bethany?", "thirty-four years"),
+    ],
+)
+def test_a_question_is_answered_by_a_line_that_says_what_it_asks_for(env, case, question, told):
+    """ "How long" wants a span, "how many" a number, "when" a time, "who" a person: a line that
+    talks of the same things without one answers something else."""
+    started(env, case)
+    obs, *_ = answer(env, question)
+    assert told in obs.lower(), obs
+
+
+def test_a_plain_question_with_a_rare_word_order_is_read_not_taken_for_word_salad(env):
+    """ "you two been" is a rare run of word classes; the sentence is English all the same."""
+    started(env, "empa30-021")
+    obs, *_ = answer(env, "How long have you two been together?")
+    assert "two years" in obs.lower(), obs

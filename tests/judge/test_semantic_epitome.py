@@ -129,7 +129,7 @@ def test_P_as_used_meets_the_goal_and_every_axis_credits_near_peoples_share(as_u
 @needs_epitome
 @pytest.mark.xfail(
     strict=True,
-    reason="not met (issue 31): as used, AUROC A .71 and C .71 (goal .75); the shares credited "
+    reason="not met (issue 31): as used, AUROC A .70 and C .71 (goal .75); the shares credited "
     "are within .10 of people's on every axis",
 )
 def test_the_levels_as_used_meet_the_goal_on_every_axis(as_used_report):
@@ -166,9 +166,10 @@ def test_a_persons_own_reply_beats_replies_that_fit_any_post(contrast_report):
 @needs_epitome
 @pytest.mark.xfail(
     strict=True,
-    reason="not met (issue 31): the own reply wins .60-.64 against slot-filled frames, generic "
-    "lines and another post's reply (goals .80 / .80 / .75): four in ten human replies people "
-    "credit are themselves generic (sympathy, 'I know how you feel'), and tie",
+    reason="not met (issue 31): the own reply wins .72 against slot-filled frames, .79 against "
+    "generic lines and .60 against another post's reply (goals .80 / .80 / .75): four in ten "
+    "human replies people credit are themselves generic (sympathy, 'I know how you feel'), and "
+    "another post's reply on the same forum speaks of much the same",
 )
 def test_the_contrast_meets_the_goal(contrast_report):
     assert contrast_report.meets_goal(), contrast_report.wins

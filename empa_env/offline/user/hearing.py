@@ -308,6 +308,11 @@ class FactIndex:
     #: Whether the line says a span of time ("twenty-four years"; an age, "a two-year-old", is
     #: not one).
     span: bool = False
+    #: Whether the line says when something happened: a day, a month, a time of day, a year, a
+    #: unit of time ("last week") or a span (``"when"`` questions are answered by such a line).
+    dated: bool = False
+    #: Whether the line says a number (``"how many"`` questions are answered by such a line).
+    counted: bool = False
 
     @property
     def mentions_person(self) -> bool:
@@ -326,9 +331,19 @@ def related_lemmas(fact_lemmas: frozenset[str], prose: Sequence[str]) -> frozens
 
 
 def _age(text: str, amount: str) -> bool:
-    """Whether ``amount`` stands in ``text`` as an age ("a two-year-old grey"), not a span."""
+    """Whether ``amount`` stands in ``text`` as an age ("a two-year-old grey") or names a thing
+    ("after a night shift", "a day job"), not a span."""
     at = text.find(amount)
-    return at >= 0 and text[at + len(amount) :].lstrip(" -").lower().startswith("old")
+    if at < 0:
+        return False
+    after = text[at + len(amount) :].lstrip(" -").lower()
+    if after.startswith("old"):
+        return True
+    nxt = re.match(r"[a-z]+", after)
+    if not nxt or not amount.lower().startswith(("a ", "an ")):
+        return False
+    pos = parts_of_speech(nxt.group())
+    return pos == frozenset({"NOUN"})
 
 
 def _capitalised_within(answer: str) -> frozenset[str]:
@@ -370,10 +385,28 @@ def fact_index(about: tuple[str, ...], answer: str = "", prose: tuple[str, ...] 
     amounts = tuple((a.value, a.unit, a.text, a.noun) for a in amounts_in(toks, full))
     span = any(a[1] in _DAYS and not _age(full, a[2]) for a in amounts)
     related = related_lemmas(lemmas, prose) if prose else frozenset()
+    answer_toks = tokens_of(answer) if answer else ()
+    counted = any(_YEAR.fullmatch(t.text) or t.text in lex.numbers or t.text.isdigit()
+                  for t in answer_toks if t.text not in ("a", "an"))  # fmt: skip
+    dated = (
+        span
+        or any(
+            t.text in lex.calendar
+            or t.text in lex.time_units
+            or (t.capital and t.text in lex.calendar_capitalised)
+            or _YEAR.fullmatch(t.text)
+            for t in answer_toks
+        )
+        or any(a.unit for a in amounts_in(answer_toks, answer))
+    )
     return FactIndex(
         lemmas, names, relations, amounts, M, vector, related, about[0] if about else "",
-        _capitalised_within(answer), span,
+        _capitalised_within(answer), span, dated, counted,
     )  # fmt: skip
+
+
+#: A year ("in 2006", "since 1977").
+_YEAR = re.compile(r"(?:1[89]|20)\d\d")
 
 
 def _known_word(word: str) -> bool:
@@ -418,9 +451,14 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
     if not named and score == 0:
         return 0.0
     fits = ANSWERS.get(question.kind, ())
+    # a line with no answer of the kind asked ("How long ...?" and no span in it; "Who ...?" and
+    # nobody in it) answers something else about the same things, whatever its kind
+    says_it = index.vector is None or _says_what_is_asked(question.kind, index)
     if question.kind == "duration" and index.span:
-        score += 0.3  # "How long ...?": the line that says a span ("twenty-four years")
-    if fits and kind == fits[0]:
+        score += 0.6  # "How long ...?": the line that says a span ("twenty-four years")
+    if not says_it:
+        pass
+    elif fits and kind == fits[0]:
         score += 0.6
     elif kind in fits:
         score += 0.3
@@ -435,7 +473,26 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
 
             cos = float(shared_encoder("static").encode([own])[0] @ index.vector)
             score += max(0.0, cos - 0.2)
-    return score
+    return score if says_it else score * ANSWER_KIND_MISSING
+
+
+#: What is left of the score of a line without the kind of answer a question asks for
+#: (:func:`_says_what_is_asked`).
+ANSWER_KIND_MISSING = 0.5
+
+
+def _says_what_is_asked(kind: str, index: FactIndex) -> bool:
+    """Whether a line says what a question of ``kind`` asks for: a span for "how long", a time for
+    "when", a number for "how many", a person for "who" (other kinds: any line)."""
+    if kind == "duration":
+        return index.span
+    if kind == "when":
+        return index.dated
+    if kind == "amount":
+        return index.counted
+    if kind == "who":
+        return index.mentions_person or bool(index.proper)
+    return True
 
 
 #: How much a line of the user's prose (:mod:`~empa_env.offline.user.prose`) falls behind an

@@ -53,12 +53,28 @@ def _encode(encoder, texts: Sequence[str]) -> dict[str, np.ndarray]:  # noqa: AN
     return out
 
 
+def pool_texts(rows: Sequence[dict], size: int = POOL_SIZE, seed: int = 0) -> list[str]:
+    """``size`` user messages of the training split (the reference pool's messages)."""
+    texts = sorted({t for r in rows if r["split"] == "train" for t in r["context"] if t.strip()})
+    return random.Random(seed).sample(texts, min(size, len(texts)))
+
+
 def build_pool(rows: Sequence[dict], encoder, size: int = POOL_SIZE, seed: int = 0) -> np.ndarray:  # noqa: ANN001
     """Unit vectors of ``size`` user messages of the training split (the reference pool)."""
-    texts = sorted({t for r in rows if r["split"] == "train" for t in r["context"] if t.strip()})
-    pick = random.Random(seed).sample(texts, min(size, len(texts)))
-    vecs = encoder.encode(pick)
-    return vecs.astype(np.float16)
+    return encoder.encode(pool_texts(rows, size, seed)).astype(np.float16)
+
+
+def write_meaning_pool(rows: Sequence[dict], out: Path, seed: int = 0) -> None:
+    """The same messages as the static pool, encoded by MiniLM (the reference pool of
+    :func:`empa_env.reading.reply.meaning_of`)."""
+    from empa_env.offline.semantic.encoder import shared_encoder
+
+    encoder = shared_encoder("minilm")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp.npz")
+    np.savez(tmp, pool=build_pool(rows, encoder, seed=seed),
+             encoder_sha256=np.array(encoder.sha256))  # fmt: skip
+    tmp.replace(out)
 
 
 def contrast_rows(
@@ -131,14 +147,18 @@ def fit_logistic(
     return res.x[:-1], float(res.x[-1]), mean, scale
 
 
-def train_grounding(corpus: Path, out: Path = GROUNDING_FILE, seed: int = 0) -> dict:
-    """Build and write the grounding model; returns its validation figures."""
+def train_grounding(
+    corpus: Path, out: Path = GROUNDING_FILE, seed: int = 0, meaning_out: Path | None = None
+) -> dict:
+    """Build and write the grounding model (and the MiniLM reference pool, beside it unless
+    ``meaning_out`` says where); returns its validation figures."""
     from empa_env.offline.semantic.encoder import shared_encoder
     from empa_env.offline.semantic.lab.metrics import auroc
 
     encoder = shared_encoder("static")
     rows = [json.loads(line) for line in corpus.read_text("utf-8").splitlines() if line.strip()]
     pool = build_pool(rows, encoder, seed=seed)
+    write_meaning_pool(rows, meaning_out or out.with_name("meaning_pool.npz"), seed)
     X, y, w, _ = contrast_rows(rows, encoder, pool, "train", seed)
     weights, bias, mean, scale = fit_logistic(X, y, w)
     Xv, yv, _, has_c = contrast_rows(rows, encoder, pool, "val", seed)
@@ -176,4 +196,7 @@ def train_grounding(corpus: Path, out: Path = GROUNDING_FILE, seed: int = 0) -> 
     }
 
 
-__all__ = ["build_pool", "contrast_rows", "fit_logistic", "train_grounding"]
+__all__ = [
+    "build_pool", "contrast_rows", "fit_logistic", "pool_texts", "train_grounding",
+    "write_meaning_pool",
+]  # fmt: skip

@@ -1,0 +1,124 @@
+"""The reading judge reads meaning, not the shape of words (issue 31): a cut-off or respelt word of
+the user's is their word, not a paraphrase; a slot that an auxiliary and a bare verb make a subject
+takes a noun; word vectors that put a stock line near a message are checked by the sentence's
+meaning; a kind line that says a little of them in other words earns more of its small credit than
+one that fits anyone; advice is a form, not a guess of the act head's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from empa_env.offline.credit import (
+    CREDIT_FLOOR,
+    GENERIC_TOTAL,
+    MEANING_CONFIRMS,
+    PARAPHRASE_STRONG,
+    reply_credit,
+)
+from empa_env.offline.default import offline_judger
+from empa_env.reading.reply import MEANING_POOL_FILE, own_words, read_reply
+from empa_env.reading.tokens import tokens_of
+from empa_env.reading.world import in_place
+from empa_env.roles.views import JudgeView, Message
+
+
+@pytest.fixture(scope="module")
+def judge():
+    return offline_judger()
+
+
+def rate(judge, user: str, reply: str):  # noqa: ANN001
+    return judge.judge(JudgeView(None, (Message("user", user),), reply, 1))  # type: ignore[arg-type]
+
+
+def test_a_word_of_theirs_cut_off_or_respelt_is_not_a_word_of_ones_own():
+    said = frozenset({"bénédicte", "wedding", "dress"})
+    own = own_words(tokens_of("I think Bened and Benedicte will love the gown you chose."), said)
+    assert not {"bened", "benedicte"} & {w.lower() for w in own}
+    assert {"gown", "chose"} <= set(own)
+    # a word no dictionary knows and none of theirs resembles stays the sentence's own
+    assert "quorvath" in own_words(tokens_of("Quorvath is on my mind."), said)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "word", "placed"),
+    [
+        ("What does folded bring up for you?", "folded", False),
+        ("What does running bring up for you?", "running", True),
+        ("What does Dee bring to it?", "dee", True),
+        ("Did you fold the letter?", "you", True),
+        ("You did fold it, then.", "fold", True),
+    ],
+)
+def test_after_an_auxiliary_and_before_a_bare_verb_stands_a_subject(sentence, word, placed):
+    toks = tokens_of(sentence)
+    k = next(i for i, t in enumerate(toks) if t.text == word)
+    assert in_place(toks, k) is placed
+
+
+def test_a_stock_line_near_a_message_by_its_words_is_checked_by_its_meaning(judge):
+    """Word vectors put "No wonder it keeps coming back to you" as near a worried message as a
+    strong paraphrase; its whole meaning is not, and it earns no understanding."""
+    user = "I'm confused, and a bit hurt, and worried I'm being paranoid."
+    s = read_reply("No wonder it keeps coming back to you.", (user,)).sentences[0]
+    assert s.paraphrase >= PARAPHRASE_STRONG  # what the word vectors say
+    assert s.meaning < MEANING_CONFIRMS  # what the sentence says
+    assert rate(judge, user, "No wonder it keeps coming back to you.").prog["C"] == 0
+
+
+def test_a_paraphrase_whose_meaning_agrees_keeps_its_strength():
+    user = "Every night I lie awake replaying the argument with my son."
+    reply = "Those sleepless nights spent rerunning the row with him must wear you down."
+    s = read_reply(reply, (user,)).sentences[0]
+    assert s.paraphrase >= PARAPHRASE_STRONG and s.meaning >= MEANING_CONFIRMS
+
+
+def test_the_meaning_is_read_only_for_a_sentence_near_by_its_words():
+    s = read_reply("I had pasta for lunch today.", ("My cat died on Sunday.",)).sentences[0]
+    assert s.paraphrase < PARAPHRASE_STRONG and s.meaning == -1.0
+
+
+def test_a_reflection_without_the_form_of_advice_is_not_advice(judge):
+    """The act head reads advice into "You're up half the night reliving that fight with your
+    son"; nothing in its form advises, and it says back what they told."""
+    user = "Every night I lie awake replaying the argument with my son."
+    j = rate(judge, user, "You're up half the night reliving that fight with your son.")
+    assert j.prog["C"] > 0, j.reasoning
+    advice = rate(judge, user, "You should talk to your son about the argument tonight.")
+    assert advice.prog["C"] == 0, advice.reasoning
+
+
+def test_a_kind_line_near_them_earns_more_of_its_small_credit_than_one_that_fits_anyone():
+    user = "My dad's funeral was yesterday and I still can't cry."
+    near = read_reply("I'm so sorry. Tears sometimes arrive weeks after a burial.", (user,))
+    far = read_reply("I'm so sorry. I'm here for you.", (user,))
+    near_credit, far_credit = reply_credit(near), reply_credit(far)
+    assert not any(near_credit.levels.values()) and not any(far_credit.levels.values())
+    n, f = sum(near_credit.generic.values()), sum(far_credit.generic.values())
+    assert GENERIC_TOTAL >= n > f >= CREDIT_FLOOR, (near_credit, far_credit)
+
+
+def test_the_shipped_meaning_pool_is_the_grounding_pools_messages_by_minilm():
+    from empa_env.offline.semantic.encoder import shared_encoder
+
+    with np.load(MEANING_POOL_FILE) as z:
+        pool = z["pool"].astype(np.float32)
+        assert str(z["encoder_sha256"]) == shared_encoder("minilm").sha256
+    assert pool.shape == (600, 384)
+    np.testing.assert_allclose(np.linalg.norm(pool, axis=1), 1.0, atol=2e-3)
+
+
+def test_a_greeting_or_a_term_of_address_is_not_what_they_talk_about(judge):
+    """ "Good evening, my friend" greets the listener: neither an evening nor a friend is in the
+    user's story, and a reply built on them grounds nothing (the strategy experiment's best policy
+    once earned IDR +2.3 with "your friend and the evening")."""
+    from empa_env.reading.world import user_world
+
+    user = "Good evening, my friend. I am a headmaster and I have done something I must not do."
+    items = user_world((user,)).items
+    assert "evening" not in items and "friend" not in items and "headmaster" in items
+    for told in ("My friend, Ama, told the board.", "I miss my friend, she moved away."):
+        assert "friend" in user_world((told,)).items, told
+    j = rate(judge, user, "No wonder you feel worn down, with your friend and the evening on you.")
+    assert j.prog["C"] == 0 and j.prog["A"] <= GENERIC_TOTAL, j.reasoning
