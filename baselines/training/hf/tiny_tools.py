@@ -112,7 +112,7 @@ def build_tiny_tool_caller(
     tool: Callable[..., Any] | None = None,
     *,
     system_prompt: str | None = None,
-    steps: int = 300,
+    steps: int = 600,
     batch_size: int = 4,
     learning_rate: float = 5e-3,
     seed: int = 0,
