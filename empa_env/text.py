@@ -345,7 +345,31 @@ def is_interrogative(sentence: str) -> bool:
     return text.rstrip("\"')] ").endswith("?") and _INTERROGATIVE.match(text) is not None
 
 
+def without_accents(text: str) -> str:
+    """``text`` with the accents taken off its letters ("Siobhán" -> "Siobhan", "mamá" ->
+    "mama"); case and everything else kept."""
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def one_edit_apart(a: str, b: str, swap: bool = False) -> bool:
+    """Whether two words are the same or one letter apart (one more, one less or one changed);
+    with ``swap``, two neighbouring letters swapped count as one edit too ("freind")."""
+    if a == b:
+        return True
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            swap and len(diff) == 2 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+        )
+    if len(a) > len(b):
+        a, b = b, a
+    return any(b[:i] + b[i + 1 :] == a for i in range(len(b)))
+
+
 __all__ = [
-    "ABBREVIATIONS", "CONFUSABLES", "Reading", "SENTENCE_ENDS", "read", "reading_form",
-    "sentence_spans", "is_interrogative", "sentence_texts",
+    "ABBREVIATIONS", "CONFUSABLES", "Reading", "SENTENCE_ENDS", "is_interrogative",
+    "one_edit_apart", "read", "reading_form", "sentence_spans", "sentence_texts",
+    "without_accents",
 ]  # fmt: skip

@@ -15,12 +15,12 @@ schema.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from empa_env.cases.schema import Case, Fact, FactKind
 from empa_env.languages import language
+from empa_env.text import without_accents
 
 _EN = language("en")
 
@@ -180,13 +180,8 @@ def _weak_subject(word: str) -> bool:
 
 def _letters(text: str) -> list[str]:
     """Words of any script, lower case, accents folded, hyphenated words kept whole too."""
-    low = _fold(text).lower()
+    low = without_accents(text).lower()
     return re.findall(r"[^\W\d_]+(?:-[^\W\d_]+)*", low) + re.findall(r"[^\W\d_]+", low)
-
-
-def _fold(text: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
 
 
 def salient_words(
@@ -356,7 +351,7 @@ def fact_issues(case: Case) -> list[tuple[str, str]]:
     prose = frozenset(
         stems(
             _EN.words(
-                _fold(
+                without_accents(
                     " ".join(
                         [
                             *_prose(data),
@@ -387,7 +382,7 @@ def fact_issues(case: Case) -> list[tuple[str, str]]:
                     f"the subject {subject!r} names no thing (an adverb, a number)",
                 )
             )
-        elif _stem(_fold(subject)) not in stems(_letters(fact.answer)) | prose:
+        elif _stem(without_accents(subject)) not in stems(_letters(fact.answer)) | prose:
             problems.append(
                 (
                     f"facts[{i}].about",

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from empa_env.reading.lexicon import lexicon, meanings
-from empa_env.reading.reply import ReplyReading, SentenceReading, own_words
+from empa_env.reading.reply import MEANING_CHECK_FROM, ReplyReading, SentenceReading, own_words
 from empa_env.reading.tokens import Token, tokens_of, word_set
 
 #: The rules' version (part of the judge's identity).
@@ -89,7 +89,10 @@ DISCLOSURE_REFERENCE_WEIGHT = 0.5
 #: replies written for the project's cases: about two thirds of attentive paraphrases reach it,
 #: one stock frame or generic line in ten.
 PARAPHRASE = -0.17
-PARAPHRASE_STRONG = -0.12
+#: The reading reads a sentence's whole meaning from this paraphrase score on
+#: (:data:`~empa_env.reading.reply.MEANING_CHECK_FROM`), so a strong paraphrase always has its
+#: :attr:`~empa_env.reading.reply.SentenceReading.meaning` to be checked against.
+PARAPHRASE_STRONG = MEANING_CHECK_FROM
 #: The most the act head's advice probability counts for in a sentence without the form of advice
 #: (below the half that withholds C). On EPITOME dev, as used: C AUROC .715 -> .711, the share
 #: credited C .528 -> .550 (people .476), the contrastive check .71 / .76 / .59 -> .72 / .79 / .60;

@@ -720,10 +720,10 @@ def write_fluency_model(out: Path = FLUENCY_FILE, files: Iterable[Path] | None =
     to ``out`` (atomically). Returns the number of sentences it was built from."""
     import json
 
+    from empa_env.atomic import atomic_write
+
     model = FluencyModel(corpus_sentences(files), load_guard_data().word_classes)
-    tmp = Path(out).with_suffix(".tmp")
-    tmp.write_text(json.dumps(model.counts(), separators=(",", ":")), "utf-8")
-    tmp.replace(out)
+    atomic_write(out, json.dumps(model.counts(), separators=(",", ":")))
     return model.sentences
 
 

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from empa_env.reading.lexicon import HarmFamily, lemma, lexicon, meanings
 from empa_env.reading.reply import ReplyReading, SentenceReading
 from empa_env.reading.tokens import word_set
+from empa_env.text import one_edit_apart
 
 #: Closeness of meaning at which a word counts as a family's target or direction.
 CONCEPT_SIMILARITY = 0.66
@@ -138,24 +139,9 @@ def _near_spelling(word: str, words: frozenset[str]) -> str | None:
     for w in words:
         if abs(len(w) - len(word)) > 2 or len(w) < 5:
             continue
-        if squashed == re.sub(r"(.)\1+", r"\1", w) or _one_edit(word, w):
+        if squashed == re.sub(r"(.)\1+", r"\1", w) or one_edit_apart(word, w, swap=True):
             return w
     return None
-
-
-def _one_edit(a: str, b: str) -> bool:
-    if a == b:
-        return True
-    if abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        diff = [i for i in range(len(a)) if a[i] != b[i]]
-        return len(diff) == 1 or (
-            len(diff) == 2 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
-        )
-    if len(a) > len(b):
-        a, b = b, a
-    return any(b[:i] + b[i + 1 :] == a for i in range(len(b)))
 
 
 def _insult(sentence: SentenceReading, own: frozenset[str] = frozenset()) -> str | None:

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import hashlib
-import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, cached_property, lru_cache
@@ -21,6 +20,8 @@ from typing import Any
 
 import numpy as np
 import yaml
+
+from empa_env.text import without_accents
 
 HERE = Path(__file__).parent
 LEXICON_FILE = HERE / "english.yaml"
@@ -125,10 +126,7 @@ class Lexicon:
         read through ("mamá")."""
         found = self.relation_words.get(word) or self.relation_words.get(lemma(word))
         if found is None and not word.isascii():
-            plain = "".join(
-                c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c)
-            )
-            found = self.relation_words.get(plain)
+            found = self.relation_words.get(without_accents(word))
         return found
 
     def same_person_kind(self, a: str, b: str) -> bool:

@@ -12,7 +12,6 @@ gave. The judge credits and penalises from this reading; the simulated user hear
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -36,6 +35,7 @@ from empa_env.reading.world import (
     slotted,
     user_world,
 )
+from empa_env.text import one_edit_apart, without_accents
 
 #: :attr:`SentenceReading.paraphrase` of a sentence with nothing of its own to compare.
 NO_PARAPHRASE = -1.0
@@ -253,40 +253,25 @@ def own_words(tokens: Sequence[Token], said: frozenset[str]) -> list[str]:
     dictionary knows says something in other words only when it is no cut-off or respelling of a
     word of theirs ("Siobh" or "Siobhan" for their "Siobhán" is their word, not a paraphrase)."""
     vocabulary = lexicon().empathy_vocabulary
-    folded_said = {_fold(w) for w in said}
+    folded_said = {without_accents(w) for w in said}
     return [
         t.text for t in tokens
         if t.text.isalpha() and not t.closed and t.lemma not in said and len(t.text) > 2
         and t.lemma not in vocabulary
-        and (is_english_word(t.text) or not _theirs_misspelt(_fold(t.text), folded_said))
+        and (is_english_word(t.text) or not _theirs_misspelt(without_accents(t.text), folded_said))
     ]  # fmt: skip
 
 
-def _fold(word: str) -> str:
-    """Lower case without accents ("Siobhán" -> "siobhan")."""
-    return "".join(
-        c for c in unicodedata.normalize("NFKD", word.lower()) if not unicodedata.combining(c)
-    )
-
-
 def _theirs_misspelt(word: str, said: set[str]) -> bool:
-    """Whether an unknown ``word`` (folded) is a word of theirs cut off or spelt another way: the
-    same letters without accents, the first four letters or more of one of their words, or
-    one of their words with one letter more, less or changed."""
-    for w in said:
-        if word == w or (len(word) >= 4 and w.startswith(word)):
-            return True
-        if len(word) >= 5 and abs(len(word) - len(w)) <= 1 and _one_edit(word, w):
-            return True
-    return False
-
-
-def _one_edit(a: str, b: str) -> bool:
-    if len(a) > len(b):
-        a, b = b, a
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b, strict=True)) <= 1
-    return any(a == b[:k] + b[k + 1 :] for k in range(len(b)))
+    """Whether an unknown ``word`` (lower case, accents off) is a word of theirs cut off or spelt
+    another way: the same letters without accents, the first four letters or more of one of their
+    words, or one of their words with one letter more, less or changed."""
+    return any(
+        word == w
+        or (len(word) >= 4 and w.startswith(word))
+        or (len(word) >= 5 and one_edit_apart(word, w))
+        for w in said
+    )
 
 
 def paraphrase_of(tokens: Sequence[Token], world: UserWorld) -> tuple[float, float]:
@@ -311,9 +296,6 @@ def paraphrase_of(tokens: Sequence[Token], world: UserWorld) -> tuple[float, flo
 #: attentive replies, +0.720 -> +0.731 per turn, and made the strategy experiment's training loop
 #: about twice as slow: not kept.)
 MEANING_CHECK_FROM = -0.12
-#: The file of the MiniLM reference pool (:func:`meaning_of`): the same 600 messages of other
-#: people as the static pool, encoded by MiniLM (``empa judge train-grounding`` rebuilds both).
-MEANING_POOL_FILE = Path(__file__).parents[1] / "offline" / "semantic" / "meaning_pool.npz"
 
 
 def meaning_of(tokens: Sequence[Token], world: UserWorld) -> float:
@@ -330,26 +312,27 @@ def meaning_of(tokens: Sequence[Token], world: UserWorld) -> float:
     # encoded alone, and whether the user's text is cached must not move a threshold
     encoder = shared_encoder("minilm")
     v, user = encoder.encode([kept])[0], encoder.encode([world.recent_text])[0]
-    pool = _meaning_pool()
+    from empa_env.offline.semantic.grounding import MEANING_POOL_FILE
+
+    pool = _pool_at(MEANING_POOL_FILE)
     baseline = float(np.sort(pool @ v)[-10:].mean()) if len(pool) else 0.0
     return float(v @ user) - baseline
 
 
 @cache
-def _meaning_pool() -> np.ndarray:
-    with np.load(MEANING_POOL_FILE) as z:
+def _pool_at(path: Path) -> np.ndarray:
+    """The vectors of a shipped reference pool of other people's messages: how close a sentence
+    is to what *anyone* says, subtracted from its closeness to what *this* user said."""
+    with np.load(path) as z:
         return z["pool"].astype(np.float32)
 
 
 @cache
 def _pool() -> np.ndarray:
-    """Static vectors of other people's messages (the semantic judge's shipped reference pool):
-    how close a sentence's words are to what *anyone* says, subtracted from their closeness to
-    what *this* user said."""
+    """Static vectors of other people's messages (the semantic judge's shipped reference pool)."""
     from empa_env.offline.semantic.grounding import GROUNDING_FILE
 
-    with np.load(GROUNDING_FILE) as z:
-        return z["pool"].astype(np.float32)
+    return _pool_at(GROUNDING_FILE)
 
 
 def _act_probs(cut: Cut) -> dict[str, float]:

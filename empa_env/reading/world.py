@@ -424,15 +424,16 @@ def _world(texts: tuple[str, ...], code: str) -> UserWorld:
         matrix[where] = M
     recent = texts[-2:]
     recent_lemmas = frozenset(t.lemma for text in recent for t in _message(text, code).tokens)
+    recent_text = " ".join(recent)
     recent_vector = None
     if recent:
         from empa_env.offline.semantic.encoder import shared_encoder
 
-        recent_vector = shared_encoder("static").encode([" ".join(recent)])[0]
+        recent_vector = shared_encoder("static").encode([recent_text])[0]
     return UserWorld(
         recent_lemmas=recent_lemmas,
         recent_vector=recent_vector,
-        recent_text=" ".join(recent),
+        recent_text=recent_text,
         items=items,
         names=fold.names,
         relations=fold.relations,

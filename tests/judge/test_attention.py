@@ -284,9 +284,12 @@ def test_shipped_grounding_model_reproduces(tmp_path):
         for key in ("weights", "bias", "thresholds"):
             np.testing.assert_allclose(new[key], shipped[key], rtol=1e-3, atol=1e-5)
     # the same messages by MiniLM, written beside it (the reading's sentence-meaning check)
-    from empa_env.reading.reply import MEANING_POOL_FILE
+    from empa_env.offline.semantic.grounding import MEANING_POOL_FILE
 
-    with np.load(out.with_name("meaning_pool.npz")) as new, np.load(MEANING_POOL_FILE) as shipped:
+    with (
+        np.load(out.with_name(MEANING_POOL_FILE.name)) as new,
+        np.load(MEANING_POOL_FILE) as shipped,
+    ):
         np.testing.assert_allclose(
             new["pool"].astype(np.float32), shipped["pool"].astype(np.float32), atol=2e-3
         )

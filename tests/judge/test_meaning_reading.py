@@ -17,7 +17,8 @@ from empa_env.offline.credit import (
     reply_credit,
 )
 from empa_env.offline.default import offline_judger
-from empa_env.reading.reply import MEANING_POOL_FILE, own_words, read_reply
+from empa_env.offline.semantic.grounding import MEANING_POOL_FILE
+from empa_env.reading.reply import own_words, read_reply
 from empa_env.reading.tokens import tokens_of
 from empa_env.reading.world import in_place
 from empa_env.roles.views import JudgeView, Message

@@ -39,6 +39,10 @@ from empa_env.offline.semantic.heads import file_digest
 from empa_env.text import is_interrogative, read, sentence_spans
 
 GROUNDING_FILE = Path(__file__).with_name("grounding.npz")
+#: The same 600 messages of other people as the grounding model's pool, encoded by MiniLM: the
+#: reference pool of :func:`empa_env.reading.reply.meaning_of` (``empa judge train-grounding``
+#: writes both).
+MEANING_POOL_FILE = GROUNDING_FILE.with_name("meaning_pool.npz")
 #: The version of the rules :class:`GroundingGuard` applies to the model's readings (in the judge's
 #: identity beside the model's sha256: the same model under other rules is another judge).
 GROUNDING_RULES = "v2"
@@ -285,8 +289,8 @@ class GroundingModel:
 
 
 __all__ = [
-    "FEATURES", "GROUNDING_FILE", "GroundingModel", "GroundingReading", "content_stems",
-    "sentence_features",
+    "FEATURES", "GROUNDING_FILE", "GroundingModel", "GroundingReading", "MEANING_POOL_FILE",
+    "content_stems", "sentence_features",
 ]  # fmt: skip
 
 

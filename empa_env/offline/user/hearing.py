@@ -330,7 +330,7 @@ def related_lemmas(fact_lemmas: frozenset[str], prose: Sequence[str]) -> frozens
     return frozenset(out - fact_lemmas)
 
 
-def _age(text: str, amount: str) -> bool:
+def _not_a_span(text: str, amount: str) -> bool:
     """Whether ``amount`` stands in ``text`` as an age ("a two-year-old grey") or names a thing
     ("after a night shift", "a day job"), not a span."""
     at = text.find(amount)
@@ -383,21 +383,19 @@ def fact_index(about: tuple[str, ...], answer: str = "", prose: tuple[str, ...] 
         vector = shared_encoder("static").encode([answer])[0]
     full = f"{answer} {' '.join(about)}"
     amounts = tuple((a.value, a.unit, a.text, a.noun) for a in amounts_in(toks, full))
-    span = any(a[1] in _DAYS and not _age(full, a[2]) for a in amounts)
+    span = any(a[1] in _DAYS and not _not_a_span(full, a[2]) for a in amounts)
     related = related_lemmas(lemmas, prose) if prose else frozenset()
     answer_toks = tokens_of(answer) if answer else ()
-    counted = any(_YEAR.fullmatch(t.text) or t.text in lex.numbers or t.text.isdigit()
-                  for t in answer_toks if t.text not in ("a", "an"))  # fmt: skip
-    dated = (
-        span
-        or any(
-            t.text in lex.calendar
-            or t.text in lex.time_units
-            or (t.capital and t.text in lex.calendar_capitalised)
-            or _YEAR.fullmatch(t.text)
-            for t in answer_toks
-        )
-        or any(a.unit for a in amounts_in(answer_toks, answer))
+    counted = any(
+        t.text.isdigit() or t.text in lex.numbers for t in answer_toks if t.text not in ("a", "an")
+    )
+    # a unit of time stands in every amount of time ("two years", "last week")
+    dated = span or any(
+        t.text in lex.calendar
+        or t.text in lex.time_units
+        or (t.capital and t.text in lex.calendar_capitalised)
+        or _YEAR.fullmatch(t.text)
+        for t in answer_toks
     )
     return FactIndex(
         lemmas, names, relations, amounts, M, vector, related, about[0] if about else "",
@@ -456,14 +454,13 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
     says_it = index.vector is None or _says_what_is_asked(question.kind, index)
     if question.kind == "duration" and index.span:
         score += 0.6  # "How long ...?": the line that says a span ("twenty-four years")
-    if not says_it:
-        pass
-    elif fits and kind == fits[0]:
-        score += 0.6
-    elif kind in fits:
-        score += 0.3
-    elif question.kind == "who" and index.mentions_person:
-        score += 0.4
+    if says_it:
+        if fits and kind == fits[0]:
+            score += 0.6
+        elif kind in fits:
+            score += 0.3
+        elif question.kind == "who" and index.mentions_person:
+            score += 0.4
     if kind == "person" and index.subject and index.subject in (*question.names, *question.words):
         score += 0.5  # "Who is Kyle?": the line that says who Kyle is
     if index.vector is not None and sentence is not None:

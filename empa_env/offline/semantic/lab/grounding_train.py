@@ -30,9 +30,11 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import minimize
 
+from empa_env.atomic import atomic_open, ensure_dir
 from empa_env.offline.semantic.grounding import (
     FEATURES,
     GROUNDING_FILE,
+    MEANING_POOL_FILE,
     content_stems,
     sentence_features,
 )
@@ -70,11 +72,10 @@ def write_meaning_pool(rows: Sequence[dict], out: Path, seed: int = 0) -> None:
     from empa_env.offline.semantic.encoder import shared_encoder
 
     encoder = shared_encoder("minilm")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp.npz")
-    np.savez(tmp, pool=build_pool(rows, encoder, seed=seed),
-             encoder_sha256=np.array(encoder.sha256))  # fmt: skip
-    tmp.replace(out)
+    ensure_dir(out.parent)
+    with atomic_open(out, "wb") as fh:
+        np.savez(fh, pool=build_pool(rows, encoder, seed=seed),
+                 encoder_sha256=np.array(encoder.sha256))  # fmt: skip
 
 
 def contrast_rows(
@@ -158,7 +159,7 @@ def train_grounding(
     encoder = shared_encoder("static")
     rows = [json.loads(line) for line in corpus.read_text("utf-8").splitlines() if line.strip()]
     pool = build_pool(rows, encoder, seed=seed)
-    write_meaning_pool(rows, meaning_out or out.with_name("meaning_pool.npz"), seed)
+    write_meaning_pool(rows, meaning_out or out.with_name(MEANING_POOL_FILE.name), seed)
     X, y, w, _ = contrast_rows(rows, encoder, pool, "train", seed)
     weights, bias, mean, scale = fit_logistic(X, y, w)
     Xv, yv, _, has_c = contrast_rows(rows, encoder, pool, "val", seed)
@@ -172,21 +173,20 @@ def train_grounding(
         # below most sentences written for this conversation
         "misattributes": float(np.quantile(p[(yv == 1) & ~generic], 0.05)),
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp.npz")
-    np.savez(
-        tmp,
-        weights=weights.astype(np.float64),
-        bias=np.float64(bias),
-        mean=mean.astype(np.float64),
-        scale=scale.astype(np.float64),
-        pool=pool,
-        threshold_names=np.array(list(thresholds)),
-        thresholds=np.array(list(thresholds.values())),
-        features=np.array(FEATURES),
-        encoder_sha256=np.array(encoder.sha256),
-    )
-    tmp.replace(out)
+    ensure_dir(out.parent)
+    with atomic_open(out, "wb") as fh:
+        np.savez(
+            fh,
+            weights=weights.astype(np.float64),
+            bias=np.float64(bias),
+            mean=mean.astype(np.float64),
+            scale=scale.astype(np.float64),
+            pool=pool,
+            threshold_names=np.array(list(thresholds)),
+            thresholds=np.array(list(thresholds.values())),
+            features=np.array(FEATURES),
+            encoder_sha256=np.array(encoder.sha256),
+        )
     return {
         "train_sentences": int(len(y)),
         "val_sentences": int(len(yv)),
