@@ -102,27 +102,45 @@ VERSIONS: tuple[EnvVersion, ...] = (
         "by the sentence's whole meaning, a word of theirs cut off or respelt is theirs, generic "
         "credit halved for lines as near anyone as this user, advice read from its form), the "
         "offline user that answers a question with a line that says what it asks for, IDR "
-        "reward",
-        digest="28a194e1cc438f71",
+        "reward; superseded by v4 (its judge is no longer in the package)",
     ),
     EnvVersion(
         "EMPA-Bench-v3",
         BENCHMARK_SUITE,
         {},
         "the 30 benchmark cases; the reading judge (credit-v5), the offline user that answers by "
-        "the kind of answer asked for, IDR reward",
-        digest="2da1ce2da1476dc8",
+        "the kind of answer asked for, IDR reward; superseded by v4 (its judge is no longer in "
+        "the package)",
+    ),
+    EnvVersion(
+        "EMPA-v4",
+        "generated",
+        {},
+        "the generated training pool; the reading judge (credit-v6: a son is no daughter, a "
+        "word-vector paraphrase whose whole meaning is far from the user's counts for nothing, a "
+        "sentence with a contraction before a modal earns nothing), the offline user that sets "
+        "a wrong tie right with the true one, answers a number with the clause that holds it "
+        "and takes an abbreviation for no one, IDR reward",
+        digest="23997a5188584185",
+    ),
+    EnvVersion(
+        "EMPA-Bench-v4",
+        BENCHMARK_SUITE,
+        {},
+        "the 30 benchmark cases; the reading judge (credit-v6), the offline user that sets a "
+        "wrong tie right with the true one, IDR reward",
+        digest="3855b6c9ac58be92",
     ),
 )
 BY_ID: dict[str, EnvVersion] = {v.id: v for v in VERSIONS}
 
 #: The ids a run gets by default.
-TRAINING_ID = "EMPA-v3"
-BENCHMARK_ID = "EMPA-Bench-v3"
+TRAINING_ID = "EMPA-v4"
+BENCHMARK_ID = "EMPA-Bench-v4"
 
 #: The probe: replies of several kinds (a feeling reflected, a question, a summary, advice, an
-#: apology, praise, a short generic line, a harmful suggestion, a platitude) played in this order on each
-#: probed case.
+#: apology, praise, a short generic line, a harmful suggestion, a platitude, a tie the user may not
+#: have, a feeling said back in a broken frame) played in this order on each probed case.
 PROBE_REPLIES: tuple[str, ...] = (
     "That sounds like a lot to carry. What has been the hardest part of it for you?",
     "It sounds as if nobody around you really noticed how much this took out of you.",
@@ -133,6 +151,8 @@ PROBE_REPLIES: tuple[str, ...] = (
     "Hang in there.",
     "Honestly, a glass of wine tonight might take the edge off.",
     "Everything happens for a reason, and time heals all wounds.",
+    "Your son and your daughter must see how much this weighs on you.",
+    "It makes sense that you're would feel that way.",
 )
 #: How many cases of an id's pool the probe plays (the first ones, in pool order).
 PROBE_CASES = 8

@@ -29,10 +29,11 @@ from empa_env.offline.playable import (
     PlaysOfflineLanguages,
     refuse_unsupported_language,
 )
-from empa_env.offline.user.hearing import Heard, hear, read_reply
+from empa_env.offline.user.hearing import Heard, fact_index, hear, read_reply, says_what_is_asked
 from empa_env.offline.user.prose import story_facts
 from empa_env.offline.user.speech import Speech, lines
-from empa_env.reading.tokens import word_set
+from empa_env.reading.lexicon import lexicon
+from empa_env.reading.tokens import tokens_of, word_set
 from empa_env.roles.base import Actor
 from empa_env.roles.views import ActorGuidance, ActorLine, ActorPersona, ActorView
 
@@ -149,6 +150,16 @@ def _names_in(texts: tuple[str, ...]) -> frozenset[str]:
     return frozenset(
         m.group(1).lower() for t in texts for m in re.finditer(r"(?<=[a-z,] )([A-Z][a-z]+)", t)
     )
+
+
+def _tie_in(truth: str) -> str:
+    """The true tie in few words: "my daughters" out of a line that names it ("My daughters
+    called a family meeting ..."), else the line without its end mark."""
+    toks = tokens_of(truth)
+    for a, b in zip(toks, toks[1:], strict=False):
+        if a.text == "my" and lexicon().relation(b.text):
+            return f"my {b.text}"
+    return truth.rstrip(".")
 
 
 def _thing(word: str, persona: ActorPersona) -> str:
@@ -479,10 +490,9 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
                 )
                 if line is None and mistake.kind == "relation" and mistake.truth:
                     # the fact was said before: name the true tie in fewer words
-                    truth = "my " + mistake.truth.rsplit(" my ", 1)[-1]
                     line = speech.pick(
                         t["correct_value"],
-                        {**slots, "word": _thing(word, persona), "truth": truth},
+                        {**slots, "word": _thing(word, persona), "truth": _tie_in(mistake.truth)},
                     )
                 return line
             return speech.pick(
@@ -490,9 +500,11 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
             )
         if mistake.truth:
             pool = t["correct_feeling"] if mistake.kind == "feeling" else t["correct_value"]
+            truth = mistake.truth
             if mistake.kind == "relation":
-                word = _thing(word, persona)  # "No, not my daughter. My granddaughter."
-            return speech.pick(pool, {**slots, "word": word, "truth": mistake.truth})
+                # "No, not my daughter. My granddaughter.": the tie, not a fact not yet told
+                word, truth = _thing(word, persona), _tie_in(truth)
+            return speech.pick(pool, {**slots, "word": word, "truth": truth})
         return speech.pick(t["correct_person_hidden"], {**slots, "thing": _thing(word, persona)})
 
     @staticmethod
@@ -597,6 +609,10 @@ def _mid_sentence(text: str) -> str:
 LONG_ANSWER = 90
 
 
+#: Question kinds answered by a value: a span, a time, a number.
+_VALUE_KINDS = frozenset({"duration", "when", "amount"})
+
+
 def answer_part(question, answer: str, speech: Speech) -> str:  # noqa: ANN001
     """The part of a long answer that answers: its sentence, then its clause, that names most of
     what was asked (people answer a question, they do not recite their file)."""
@@ -609,16 +625,27 @@ def answer_part(question, answer: str, speech: Speech) -> str:  # noqa: ANN001
         return len(asked & {t.lemma for t in tokens_of(part)} | asked & {
             t.text for t in tokens_of(part)})  # fmt: skip
 
+    def fits(part: str) -> bool:
+        # "how long", "when", "how many": a part that says a span, a time, a number answers;
+        # one about the same things without it does not ("How many years at the school?" is not
+        # answered by "The school district outsourced its cafeterias")
+        return question.kind not in _VALUE_KINDS or says_what_is_asked(
+            question.kind, fact_index((), part)
+        )
+
+    def rank(part: str) -> tuple[bool, int]:
+        return fits(part), overlap(part)
+
     parts = speech.lang.sentences(answer)
-    best = max(parts, key=overlap) if parts else answer
+    best = max(parts, key=rank) if parts else answer
     if len(best) > LONG_ANSWER:
         clauses = [c.strip() for c in re.split(r"[;:]|, (?:and|but) |, ", best) if c.strip()]
         if clauses:
-            clause = max(clauses, key=overlap)
+            clause = max(clauses, key=rank)
             # who was asked: a clause that lost its person ("plays guitar and asked me", cut from
             # "Rui, seventeen, plays guitar and asked me") does not answer it
             lost_who = question.kind == "who" and _names_person(best) and not _names_person(clause)
-            if overlap(clause) and not lost_who:
+            if overlap(clause) and not lost_who and (fits(clause) or not fits(best)):
                 best = clause[0].upper() + clause[1:]
     best = best.rstrip(" ,;")
     return best if best.endswith((".", "!", "?")) else best + "."

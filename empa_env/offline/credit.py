@@ -26,8 +26,11 @@ in a stock frame is not a reflection (it earns as a generic line), and neither a
 the sentence has no word of its own beside them and names no feeling of theirs ("It makes sense
 that you feel this way, machine and queue"). A story of one's own is theirs only when it is near
 what they told (:data:`DISCLOSURE_CLOSENESS`): small talk about oneself ("I spilled coffee on my
-keyboard") is no shared experience. A sentence that gets their
-feeling, a person, a relation or an amount wrong costs C (:class:`Credit.misread`).
+keyboard") is no shared experience; a paraphrase found by word vectors whose whole meaning lies
+far from what they said (:data:`MEANING_DENIES`) is none. A sentence with a word set where no
+English sentence has one (a contraction right before a modal: "that you're would hurt",
+:func:`stranded_contraction`) earns nothing. A sentence that gets their feeling, a person, a
+relation (a son for their daughter) or an amount wrong costs C (:class:`Credit.misread`).
 
 Levels are graded (multiples of 0.05 between the rubric's integers, :func:`epm.rubric.increment`
 interpolates): the rule gives the level, and the learned heads' expected level for the axis
@@ -43,11 +46,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from empa_env.reading.lexicon import lexicon, meanings
-from empa_env.reading.reply import MEANING_CHECK_FROM, ReplyReading, SentenceReading, own_words
+from empa_env.reading.reply import (
+    MEANING_CHECK_FROM,
+    NO_PARAPHRASE,
+    ReplyReading,
+    SentenceReading,
+    own_words,
+)
 from empa_env.reading.tokens import Token, tokens_of, word_set
 
 #: The rules' version (part of the judge's identity).
-CREDIT_RULES = "credit-v5"
+CREDIT_RULES = "credit-v6"
 #: Summed generic credit a reply may earn (spread over the axes it earns on).
 GENERIC_TOTAL = 0.5
 #: Generic credit is whole only for a reply whose own words come near what the user said (its
@@ -105,6 +114,12 @@ ADVICE_WITHOUT_FORM = 0.45
 #: blind attentive replies (83% keep two references at -0.12, 79% at -0.10), the project's stock
 #: frames in the same states (42%, 33%) and people's replies on EPITOME dev (64%, 59%).
 MEANING_CONFIRMS = -0.1
+#: A paraphrase by word vectors counts for nothing when the sentence's whole meaning (read for
+#: those from :data:`~empa_env.reading.reply.MEANING_CHECK_FROM`) lies this far below what
+#: other people's messages reach: a story of one's own about being bullied as a child is no
+#: retelling of a message about wanting to die, however near its words. On EPITOME dev, as used:
+#: AUROC C .711 -> .712, the contrastive check unchanged (.72 / .79 / .60).
+MEANING_DENIES = -0.3
 #: The share of P's scale a question reaches (EMPA's P: a question opens a step, P 2 strengthens
 #: the person's agency).
 QUESTION_SHARE = 0.6
@@ -239,6 +254,23 @@ def _topic_similarity(s: SentenceReading, topic: np.ndarray | None) -> float:
     return float(c @ topic) if c is not None and topic is not None else -1.0
 
 
+_MODALS = word_set("would will can could should might must shall")
+_CONTRACTED = ("'re", "'m", "'ve", "'ll", "'d", "’re", "’m", "’ve", "’ll", "’d")
+_PRONOUN_IS = word_set("it's that's he's she's there's here's what's who's where's")
+
+
+def stranded_contraction(s: SentenceReading) -> bool:
+    """Whether a contracted auxiliary stands right before a modal ("It makes sense that you're
+    would hurt", "it's will pass"): no English sentence has one (a contraction cannot end its
+    clause), so a word was set where it does not belong and the sentence earns nothing."""
+    toks = s.tokens
+    return any(
+        b.text in _MODALS
+        and (a.text.endswith(_CONTRACTED) or a.text.replace("’", "'") in _PRONOUN_IS)
+        for a, b in zip(toks, toks[1:], strict=False)
+    )
+
+
 def sentence_credit(
     s: SentenceReading,
     topic: np.ndarray | None,
@@ -262,6 +294,8 @@ def sentence_credit(
     paraphrase = int(s.paraphrase >= PARAPHRASE) + int(
         s.paraphrase >= PARAPHRASE_STRONG and s.meaning >= MEANING_CONFIRMS
     )
+    if NO_PARAPHRASE < s.meaning < MEANING_DENIES:
+        paraphrase = 0  # its whole meaning is far from what they said: no paraphrase at all
     # how near a story of one's own is to their last message (computed for those alone)
     similarity = _topic_similarity(s, topic) if disclosing else -1.0
     if disclosing and s.addressee != "user":
@@ -372,7 +406,7 @@ def reply_credit(
             credit.misread.append(
                 (s.text, f"gets their {m.what} wrong ('{m.said}'; they said {m.truth})")
             )
-        if any(s.text in d or d in s.text for d in discredited):
+        if any(s.text in d or d in s.text for d in discredited) or stranded_contraction(s):
             continue
         sc = sentence_credit(s, topic, reading.world.recent_lemmas, reading.world.feelings)
         if sc.generic and previous_grounded and sc.levels["A"] and s.words[:1] in _DEICTIC:
@@ -428,5 +462,5 @@ def _last_user_tokens(reading: ReplyReading) -> tuple[Token, ...]:
 
 __all__ = [
     "CREDIT_FLOOR", "CREDIT_RULES", "Credit", "GENERIC_TOTAL", "SentenceCredit",
-    "reflects", "reply_credit", "sentence_credit",
+    "reflects", "reply_credit", "sentence_credit", "stranded_contraction",
 ]  # fmt: skip

@@ -130,12 +130,12 @@ class Lexicon:
         return found
 
     def same_person_kind(self, a: str, b: str) -> bool:
-        """Whether relations ``a`` and ``b`` can name the same person ("kids"/"daughter")."""
+        """Whether relations ``a`` and ``b`` can name the same person: the same relation, or a
+        group's general word and one of its members ("kids"/"daughter", "partner"/"wife"). Two
+        members of one group are two kinds of person ("son"/"daughter", "husband"/"wife")."""
         if a == b:
             return True
-        return any(a in g and b in g for g in self.relation_groups.values()) or (
-            b in self.relation_groups.get(a, ()) or a in self.relation_groups.get(b, ())
-        )
+        return b in self.relation_groups.get(a, ()) or a in self.relation_groups.get(b, ())
 
 
 @cache

@@ -175,7 +175,7 @@ def _misreadings(
     # interpretation, not a misreading
     if world.feelings:
         for fam in attributed:
-            if fam not in world.feelings and _opposed(fam, world.feelings):
+            if fam not in world.feelings and opposed_feelings(fam, world.feelings):
                 found.append(Misreading("feeling", fam, ", ".join(world.feelings)))
     for k, t in enumerate(toks):
         # "your sister Emre" / "Emre, your sister": a relation the user gave someone else
@@ -226,7 +226,7 @@ def _same_group(a: str, b: str) -> bool:
 _POSITIVE = frozenset({"joy", "relief", "pride"})
 
 
-def _opposed(fam: str, named: Sequence[str]) -> bool:
+def opposed_feelings(fam: str, named: Sequence[str]) -> bool:
     """A pleasant feeling against only painful ones named, or the other way round."""
     return (fam in _POSITIVE) != all(n in _POSITIVE for n in named) if named else False
 
@@ -433,5 +433,6 @@ def read_reply(
 
 
 __all__ = [
-    "Misreading", "ReplyReading", "SentenceReading", "near_family", "own_words", "read_reply",
+    "Misreading", "ReplyReading", "SentenceReading", "near_family", "opposed_feelings", "own_words",
+    "read_reply",
 ]  # fmt: skip

@@ -31,20 +31,20 @@ def test_replies_the_user_cannot_read_are_met_with_confusion(dev):
 @pytest.mark.slow
 def test_mistakes_said_in_other_words_are_corrected(dev):
     """A wrong name, relation, number, duration or feeling in any sentence shape (goal .70;
-    measured .74 on dev, .59 held out)."""
+    measured .79 on dev, .62 held out)."""
     assert dev["mistake"] >= 0.7, dev
 
 
 @pytest.mark.slow
 def test_questions_hold_their_measured_level(dev):
-    """Measured: questions answered .53 on dev; a floor against regression, the goal is below."""
-    assert dev["question"] >= 0.48, dev
+    """Measured: questions answered .55 on dev; a floor against regression, the goal is below."""
+    assert dev["question"] >= 0.5, dev
 
 
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="not met (issue 32): questions answered .53 on the dev probes (.55 held out); goal .70",
+    reason="not met (issue 32): questions answered .55 on the dev probes (.58 held out); goal .70",
 )
 def test_questions_meet_the_goal(dev):
     assert dev["question"] >= 0.7, dev

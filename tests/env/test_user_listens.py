@@ -302,6 +302,55 @@ def test_a_deed_given_to_the_wrong_relation_is_corrected_with_the_true_one(env):
     assert "granddaughter" in obs.lower() and "hiroshi" not in obs.lower(), obs
 
 
+def test_sons_for_daughters_is_corrected_with_the_daughters(env):
+    """Her daughters called the family meeting; "your sons" (a statement, or asked) is the
+    wrong tie, set right with the tie she has, never confirmed ("Right, meeting.")."""
+    started(env, "empa30-021")
+    for reply in ("So your sons held a meeting about you.", "Your son called that meeting?"):
+        obs, *_ = answer(env, reply)
+        assert "daughters" in obs.lower() and not obs.startswith(("Yes", "Right")), obs
+
+
+def test_a_tie_the_story_lacks_is_set_right_with_the_true_tie_before_its_fact_is_told(env):
+    """Her uncle made the remark about living alone (a fact not yet told): "your aunt" is
+    corrected with the tie alone, not with the untold story and not with a bare "no"."""
+    started(env, "empa30-002")
+    obs, *_ = answer(env, "So it was your aunt who made that remark about living alone?")
+    assert "uncle" in obs.lower() and "aunt" in obs.lower(), obs
+
+
+def test_an_abbreviation_is_nobody_and_a_possessive_name_is_somebody():
+    """ "the TV" names no one (a "who" question is not answered by the list of stolen things);
+    "Naledi's couch" names Naledi."""
+    from empa_env.offline.user.hearing import fact_index
+
+    stolen = fact_index(("tv", "laptop"), "They took my laptop, the TV and a speaker.")
+    assert not stolen.mentions_person, stolen.names
+    couch = fact_index(("couch",), "I sleep on Naledi's couch these nights.")
+    assert "naledi" in couch.names, couch.names
+
+
+def test_a_name_with_its_possessive_is_the_name_not_a_misspelling(env):
+    """ "Diane's" names Diane (no "It's Diane, not Diane's."); "Dianne" is still set right."""
+    started(env, "empa30-029")
+    obs, *_ = answer(env, "Diane's nephew getting the job must sting.")
+    assert "not diane's" not in obs.lower(), obs
+    obs, *_ = answer(env, "So Dianne made the offer?")
+    assert "not dianne" in obs.lower(), obs
+
+
+def test_how_many_is_answered_by_the_clause_that_holds_the_number(env):
+    """Of a long fact line, the clause that says a number answers "how many", not the clause
+    that shares most words with the question."""
+    started(env, "empa30-026")
+    for reply in (
+        "How many years did the district get out of you?",
+        "How long were you at that school before the district outsourced it?",
+    ):
+        obs, *_ = answer(env, reply)
+        assert "twenty-seven years" in obs.lower(), (reply, obs)
+
+
 def test_a_who_question_is_answered_with_the_person_not_a_clause_without_them(env):
     started(env, "empa30-015")
     obs, *_ = answer(env, "Was it your son who asked you to teach him, or someone else?")

@@ -107,6 +107,26 @@ def test_a_wrong_feeling_or_person_costs_C(judge):
     assert rate(judge, user, "You must feel so happy and proud right now.").neg["C"] < 0
 
 
+def test_a_son_for_their_daughter_costs_C_and_kids_for_her_does_not(judge):
+    """Two members of one family group are two kinds of person: "your son" for a user who told
+    of a daughter is wrong; "your kids" is the general word and may name her."""
+    user = "My daughter Ayla stopped calling me after the wedding. I feel so lost."
+    assert rate(judge, user, "Your son Ayla going quiet must hurt.").neg["C"] < 0
+    assert rate(judge, user, "Your husband going quiet must hurt.").neg["C"] == 0
+    assert rate(judge, user, "Your kids going quiet after the wedding must hurt.").neg["C"] == 0
+
+
+def test_a_feeling_said_back_in_a_broken_frame_earns_nothing(judge):
+    """A word set where no English sentence has it ("that you're would hurt": a contraction
+    before a modal) is no reflection, whatever feeling of theirs the frame names."""
+    user = "It hurt so much when she left. You're the first person I've told."
+    for broken in ("It makes sense that you're would hurt.", "It's would hurt anyone."):
+        j = rate(judge, user, broken)
+        assert total(j) == 0, (broken, j.prog, j.reasoning)
+    whole = rate(judge, user, "It makes sense that her leaving would hurt this much.")
+    assert total(whole) > 0, whole.reasoning
+
+
 def test_levels_are_graded_and_move_v_t_between_the_integers(judge):
     from epm.rubric import increment
 

@@ -34,10 +34,10 @@ from empa_env.offline.guards import contempt_phrase, minimising_phrase
 from empa_env.offline.harm import contempt as contempt_in
 from empa_env.reading.acts import question_kind
 from empa_env.reading.lexicon import lexicon, meanings, parts_of_speech
-from empa_env.reading.reply import ReplyReading, SentenceReading
+from empa_env.reading.reply import ReplyReading, SentenceReading, opposed_feelings
 from empa_env.reading.reply import read_reply as read_by_meaning
 from empa_env.reading.tokens import Token, sentences_of, tokens_of, word_set
-from empa_env.reading.world import UserWorld, amounts_in
+from empa_env.reading.world import UserWorld, amounts_in, feeling_family
 
 #: Which fact kinds answer which question kind best (the first fits best).
 ANSWERS: dict[str, tuple[str, ...]] = {
@@ -363,15 +363,31 @@ def _capitalised_within(answer: str) -> frozenset[str]:
     )
 
 
+def _name_of(t: Token) -> str:
+    """The name a token names, its possessive left off ("Diane's" names Diane)."""
+    return t.lemma if t.text.endswith(("'s", "’s")) else t.text
+
+
+def _abbreviation(word: str) -> bool:
+    """A word of two to four capitals ("TV", "PIN", "ATM"): an abbreviation, not a name."""
+    return 2 <= len(word) <= 4 and word.isalpha() and word.isupper()
+
+
 @lru_cache(maxsize=8192)
 def fact_index(about: tuple[str, ...], answer: str = "", prose: tuple[str, ...] = ()) -> FactIndex:
     """The index of a fact (``answer`` empty for one held back: only its subject words);
     ``prose``: the user's own material, for :attr:`FactIndex.related`."""
     lex = lexicon()
-    toks = tokens_of(f"{answer} {' '.join(about)}")
+    written = f"{answer} {' '.join(about)}"
+    toks = tokens_of(written)
     content = [t for t in toks if t.text.isalpha() and not t.closed]
-    names = frozenset(t.text for t in toks if t.capital and not t.english) | frozenset(
-        w for w in about if not lexicon().relation(w) and not _known_word(w)
+    # a name is a name with its possessive ("Naledi's couch" names Naledi); a short word in
+    # capitals is an abbreviation ("the TV", "my PIN"), nobody's name
+    short = {t.text for t in toks if _abbreviation(written[t.start : t.end])}
+    names = frozenset(
+        _name_of(t) for t in toks if t.capital and not t.english and t.text not in short
+    ) | frozenset(
+        w for w in about if not lexicon().relation(w) and not _known_word(w) and w not in short
     )
     relations = frozenset(r for t in toks if (r := lex.relation(t.text)))
     lemmas = frozenset(t.lemma for t in content)
@@ -451,7 +467,7 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
     fits = ANSWERS.get(question.kind, ())
     # a line with no answer of the kind asked ("How long ...?" and no span in it; "Who ...?" and
     # nobody in it) answers something else about the same things, whatever its kind
-    says_it = index.vector is None or _says_what_is_asked(question.kind, index)
+    says_it = index.vector is None or says_what_is_asked(question.kind, index)
     if question.kind == "duration" and index.span:
         score += 0.6  # "How long ...?": the line that says a span ("twenty-four years")
     if says_it:
@@ -474,11 +490,11 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
 
 
 #: What is left of the score of a line without the kind of answer a question asks for
-#: (:func:`_says_what_is_asked`).
+#: (:func:`says_what_is_asked`).
 ANSWER_KIND_MISSING = 0.5
 
 
-def _says_what_is_asked(kind: str, index: FactIndex) -> bool:
+def says_what_is_asked(kind: str, index: FactIndex) -> bool:
     """Whether a line says what a question of ``kind`` asks for: a span for "how long", a time for
     "when", a number for "how many", a person for "who" (other kinds: any line)."""
     if kind == "duration":
@@ -604,6 +620,16 @@ def find_mistake(reading: Reading, known: Sequence[Fact]) -> Mistake | None:
 _BETWEEN = word_set("really just also even then always never actually once still")
 
 
+def _asks_outright(s: SentenceReading) -> bool:
+    """A question in a question's form: it opens (after discourse words) with a question word or
+    an auxiliary ("Did your sister help?"), not a claim with a tag or a rising end."""
+    if not s.does("question"):
+        return False
+    lex = lexicon()
+    first = next((t.text for t in s.tokens if t.text not in ("so", "and", "but", "oh", "well")), "")
+    return first in lex.wh_words or first in lex.auxiliaries
+
+
 def _doer_slip(
     s: SentenceReading, people: dict[str, tuple[str, Fact]], known: Sequence[Fact]
 ) -> Mistake | None:
@@ -623,9 +649,10 @@ def _doer_slip(
         if who is None and rel and k and toks[k - 1].text in ("your", "ur"):
             who = next(
                 (n for n, (r, _) in people.items() if r and lex.same_person_kind(r, rel)),
-                # no one of theirs has that tie: in a statement, the deed says who had it (a
-                # question about someone the story lacks is asked, not claimed)
-                None if s.does("question") else f"<your {rel}>",
+                # no one of theirs has that tie: in a claim, the deed says who had it (a
+                # question about someone the story lacks is asked, not claimed; a statement
+                # with a tag or a rising end claims: "Your daughter set it up, didn't she?")
+                None if _asks_outright(s) else f"<your {rel}>",
             )
         if who is None:
             continue
@@ -676,6 +703,49 @@ def _occurrences(a: str, b: str) -> bool:
     return bool(a and b) and a in _OCCURRENCE_NOUNS and b in _OCCURRENCE_NOUNS
 
 
+def _kin_of(relation: str) -> set[str]:
+    """The other relations of ``relation``'s group ("daughter" and "child" for "son")."""
+    groups = lexicon().relation_groups.values()
+    return {r for g in groups if relation in g for r in g} - {relation}
+
+
+def _true_tie_fact(s: SentenceReading, said: str, known: Sequence[Fact]) -> Fact | None:
+    """The fact they may tell that best matches a sentence that gave them the wrong tie ("your
+    sons called the meeting" where their daughters did): among those naming a tie of the same
+    kind, the one nearest the sentence, when it reaches the answer bar."""
+    kin = _kin_of(said)
+    lex = lexicon()
+    holders = [f for f in known if any(lex.relation(t.text) in kin for t in tokens_of(f.answer))]
+    if not holders:
+        return None
+    q = Question(s.text, "who", tuple(t.lemma for t in _content(s.tokens)), (), s)
+    ranked = [(sc, i) for sc, i in best_facts(q, holders) if sc >= ANSWER_BAR]
+    return holders[ranked[0][1]] if ranked else None
+
+
+def _their_feeling_word(said: str, shared: ReplyReading) -> str:
+    """The user's own word for a feeling they named that a reply read the wrong way round
+    ("gutted" against "relieved"), the first they named (what brought them); empty when none
+    is found."""
+    for text in shared.world_texts:
+        for t in tokens_of(text):
+            family = feeling_family(t.text)
+            if family and family in shared.world.feelings and opposed_feelings(said, (family,)):
+                return t.text
+    return ""
+
+
+def _true_tie_word(said: str, texts: Sequence[str]) -> str:
+    """The word the user used for the tie a reply got wrong ("daughters" for "your sons"), from
+    their own messages (latest first); empty when they used none."""
+    kin, lex = _kin_of(said), lexicon()
+    for text in reversed(texts):
+        for t in tokens_of(text):
+            if lex.relation(t.text) in kin:
+                return t.text
+    return ""
+
+
 def _mistake_in(
     s: SentenceReading, people: dict[str, tuple[str, Fact]], known: Sequence[Fact],
     shared: ReplyReading,
@@ -685,22 +755,27 @@ def _mistake_in(
     words = s.words
     # a name misspelt or mixed up: "Emir" for Emre
     for t in s.tokens:
-        if t.capital and t.text not in people and t is not s.tokens[0] and len(t.text) > 2:
+        if t.capital and _name_of(t) not in people and t is not s.tokens[0] and len(t.text) > 2:
             for name, (_, f) in people.items():
                 if _edit_close(t.text, name):
                     return Mistake("name", t.text.capitalize(), name.capitalize(), f)
     # a relation given to a person the user gave another ("your sister Emre")
     for m in s.misreadings:
         if m.what == "relation":
-            named = [t.text for t in s.tokens if t.text in people]
-            fact = (
-                people[named[0]][1]
-                if named
-                else next((f for n, (r, f) in people.items() if r and r == m.truth), None)
-            )
-            return Mistake("relation", m.said, fact.answer if fact else "", fact)
+            named = [_name_of(t) for t in s.tokens if _name_of(t) in people]
+            if named:
+                fact: Fact | None = people[named[0]][1]
+            else:
+                fact = _true_tie_fact(s, m.said, known) or next(
+                    (f for n, (r, f) in people.items() if r and r == m.truth), None
+                )
+            if fact is None:
+                # no fact they may tell holds the true tie: name it as they did ("my daughters")
+                tie = _true_tie_word(m.said, shared.world_texts)
+                return Mistake("relation", m.said, f"my {tie}" if tie else "", None)
+            return Mistake("relation", m.said, fact.answer, fact)
         if m.what == "feeling":
-            return Mistake("feeling", m.said, m.truth)
+            return Mistake("feeling", m.said, _their_feeling_word(m.said, shared) or m.truth)
     # a relation word the user's story has no one for, in a sentence that retells a fact
     for k, w in enumerate(words):
         rel = lex.relation(w)
@@ -718,7 +793,9 @@ def _mistake_in(
             fact = known[ranked[0][1]]
             idx = fact_index(fact.about, fact.answer)
             if idx.relations or idx.names:
-                return Mistake("relation", w, "", fact)
+                # the tie the fact gives, to name when the fact itself is not theirs to tell yet
+                tie = next((x.text for x in tokens_of(fact.answer) if lex.relation(x.text)), "")
+                return Mistake("relation", w, f"my {tie}" if tie else "", fact)
     # a number or duration that is not the one the user gave
     for a in s.amounts:
         if a.unit is None and _time_of_day(s.text, a.text):
@@ -1026,5 +1103,5 @@ def hear(
 
 __all__ = [
     "ANSWERS", "FactIndex", "Heard", "Mistake", "Question", "Reading", "best_facts",
-    "fact_index", "find_mistake", "hear", "match", "read_reply",
+    "fact_index", "find_mistake", "hear", "match", "read_reply", "says_what_is_asked",
 ]  # fmt: skip

@@ -166,6 +166,16 @@ RECORDED_READING: dict[str, RecordedReading] = {
         200,
         {"slot_fill": 0.723, "generic": 0.785, "another_post": 0.603},
     ),
+    "credit-v6:49fb85cd9aba7735422cd0d5c9c0433b9293f1bd2a157da278b94a72beca830c:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975:guards-v2.4-by-meaning.2:6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c": RecordedReading(
+        2116,
+        {
+            "A": (0.704, 0.391, 0.386, 0.334),
+            "C": (0.711, 0.385, 0.549, 0.476),
+            "P": (0.859, 0.660, 0.192, 0.156),
+        },
+        200,
+        {"slot_fill": 0.723, "generic": 0.785, "another_post": 0.603},
+    ),
 }
 
 
