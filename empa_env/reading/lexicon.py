@@ -137,6 +137,12 @@ class Lexicon:
             return True
         return b in self.relation_groups.get(a, ()) or a in self.relation_groups.get(b, ())
 
+    def kin(self, relation: str) -> frozenset[str]:
+        """The other relations of ``relation``'s family groups ("daughter" and "child" for
+        "son"): ties a reply may mistake for it."""
+        groups = [g for g in self.relation_groups.values() if relation in g]
+        return frozenset().union(*groups) - {relation}
+
 
 @cache
 def lexicon() -> Lexicon:

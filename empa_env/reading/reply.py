@@ -201,7 +201,7 @@ def _misreadings(
             if (
                 not kinds
                 and rel not in ("friend", "doctor", "therapist", "family")
-                and any(_same_group(rel, r) for r in groups)
+                and any(r in lex.kin(rel) for r in groups)
             ):
                 found.append(Misreading("relation", rel, ", ".join(sorted(groups))))
     # an amount of time the user gave otherwise ("two years" for their "three years")
@@ -213,14 +213,6 @@ def _misreadings(
         if same_unit and all(b.value != a.value for b in same_unit) and "your" in words:
             found.append(Misreading("amount", a.text, ", ".join(b.text for b in same_unit)))
     return found
-
-
-def _same_group(a: str, b: str) -> bool:
-    groups = lexicon().relation_groups.values()
-    kin_a = {g for g, members in lexicon().relation_groups.items() if a in members}
-    kin_b = {g for g, members in lexicon().relation_groups.items() if b in members}
-    del groups
-    return bool(kin_a & kin_b)
 
 
 _POSITIVE = frozenset({"joy", "relief", "pride"})

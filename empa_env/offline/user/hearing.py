@@ -397,9 +397,8 @@ def fact_index(about: tuple[str, ...], answer: str = "", prose: tuple[str, ...] 
         from empa_env.offline.semantic.encoder import shared_encoder
 
         vector = shared_encoder("static").encode([answer])[0]
-    full = f"{answer} {' '.join(about)}"
-    amounts = tuple((a.value, a.unit, a.text, a.noun) for a in amounts_in(toks, full))
-    span = any(a[1] in _DAYS and not _not_a_span(full, a[2]) for a in amounts)
+    amounts = tuple((a.value, a.unit, a.text, a.noun) for a in amounts_in(toks, written))
+    span = any(a[1] in _DAYS and not _not_a_span(written, a[2]) for a in amounts)
     related = related_lemmas(lemmas, prose) if prose else frozenset()
     answer_toks = tokens_of(answer) if answer else ()
     counted = any(
@@ -688,7 +687,7 @@ def _doer_slip(
                 if by_relation:
                     # "your daughter set it up" where the granddaughter did: the tie is wrong,
                     # said back as the reply said it
-                    truth = next((x.text for x in tokens_of(f.answer) if lex.relation(x.text)), "")
+                    truth = _first_tie(f.answer)
                     return Mistake("relation", t.text, f"my {truth}" if truth else "", f)
                 return Mistake("person", who.capitalize(), "", f)
     return None
@@ -703,18 +702,17 @@ def _occurrences(a: str, b: str) -> bool:
     return bool(a and b) and a in _OCCURRENCE_NOUNS and b in _OCCURRENCE_NOUNS
 
 
-def _kin_of(relation: str) -> set[str]:
-    """The other relations of ``relation``'s group ("daughter" and "child" for "son")."""
-    groups = lexicon().relation_groups.values()
-    return {r for g in groups if relation in g for r in g} - {relation}
+def _first_tie(text: str) -> str:
+    """The first word of ``text`` that names a tie ("granddaughter"), as written; empty if none."""
+    return next((t.text for t in tokens_of(text) if lexicon().relation(t.text)), "")
 
 
 def _true_tie_fact(s: SentenceReading, said: str, known: Sequence[Fact]) -> Fact | None:
     """The fact they may tell that best matches a sentence that gave them the wrong tie ("your
     sons called the meeting" where their daughters did): among those naming a tie of the same
     kind, the one nearest the sentence, when it reaches the answer bar."""
-    kin = _kin_of(said)
     lex = lexicon()
+    kin = lex.kin(said)
     holders = [f for f in known if any(lex.relation(t.text) in kin for t in tokens_of(f.answer))]
     if not holders:
         return None
@@ -738,7 +736,8 @@ def _their_feeling_word(said: str, shared: ReplyReading) -> str:
 def _true_tie_word(said: str, texts: Sequence[str]) -> str:
     """The word the user used for the tie a reply got wrong ("daughters" for "your sons"), from
     their own messages (latest first); empty when they used none."""
-    kin, lex = _kin_of(said), lexicon()
+    lex = lexicon()
+    kin = lex.kin(said)
     for text in reversed(texts):
         for t in tokens_of(text):
             if lex.relation(t.text) in kin:
@@ -794,7 +793,7 @@ def _mistake_in(
             idx = fact_index(fact.about, fact.answer)
             if idx.relations or idx.names:
                 # the tie the fact gives, to name when the fact itself is not theirs to tell yet
-                tie = next((x.text for x in tokens_of(fact.answer) if lex.relation(x.text)), "")
+                tie = _first_tie(fact.answer)
                 return Mistake("relation", w, f"my {tie}" if tie else "", fact)
     # a number or duration that is not the one the user gave
     for a in s.amounts:
