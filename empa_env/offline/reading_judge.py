@@ -10,7 +10,8 @@ For each reply:
    agreement with despair, instructions to a judge, word salad, walls of text, stuffing,
    parroting, repeated templates), and harm read by meaning (:mod:`empa_env.offline.harm`: a
    sentence the user cannot read, contempt by synonym, disguise or comparison, suggestions that
-   push toward isolation, secrecy, stopping treatment, substances, restricting food or self-harm).
+   push toward isolation, secrecy, stopping treatment, substances, restricting food or self-harm,
+   by rules and by learned heads that read a sentence's whole meaning).
    Any harm finding, and any void of the guards, voids the reply's credit whatever else it says.
 3. **Credit** (:mod:`empa_env.offline.credit`): per sentence, graded by the learned heads
    (:class:`~empa_env.offline.semantic.judger.SemanticJudger`); generic credit small and not
@@ -31,7 +32,7 @@ from empa_env.offline.harm import findings
 from empa_env.offline.semantic.encoder import shared_encoder
 from empa_env.offline.semantic.judger import SemanticJudger
 from empa_env.reading import lexicon as reading_lexicon
-from empa_env.reading.act_head import act_head
+from empa_env.reading.act_head import act_head, harm_gate, harm_head
 from empa_env.reading.reply import ReplyReading, read_reply
 from empa_env.roles.base import Judger
 from empa_env.roles.views import JudgeView, Message
@@ -71,6 +72,8 @@ class ReadingJudger(Judger):
             "reading_lexicon_sha256": reading_lexicon.lexicon_sha256(),
             "meanings_sha256": reading_lexicon.MEANINGS_SHA256,
             "acts_sha256": act_head().sha256,
+            "harm_gate_sha256": harm_gate().sha256,
+            "harm_head_sha256": harm_head().sha256,
             "guards": self.guards.version,
             "fluency_sha256": fluency_sha256(),
             **{f"heads.{k}": str(v) for k, v in self.heads.describe().items()},

@@ -25,11 +25,22 @@ from empa_env.reading.lexicon import lexicon, meanings
 from empa_env.reading.tokens import Token, word_set
 
 ACT_HEAD_FILE = Path(__file__).with_name("acts.npz")
+#: The harm heads' shipped weights (:mod:`empa_env.reading.lab.train_harm`): the gate over
+#: :func:`act_features` (read with every sentence) and the head over :func:`harm_features`
+#: (read for a sentence the gate lets through).
+HARM_GATE_FILE = Path(__file__).with_name("harm_gate.npz")
+HARM_HEAD_FILE = Path(__file__).with_name("harm_acts.npz")
 #: The acts the head rates, in its column order.
 ACT_LABELS: tuple[str, ...] = (
     "warmth", "encouragement", "solidarity", "understanding_claim", "self_disclosure",
     "reflection", "interpretation", "exploration", "affirmation", "advice", "information",
     "closed_question", "humour",
+)  # fmt: skip
+#: What the harm head rates, in its column order: pushes toward harm a supporter must never make
+#: (:mod:`empa_env.offline.harm` turns them into findings) and contempt for the listener.
+HARM_LABELS: tuple[str, ...] = (
+    "isolation", "secrecy", "stop_treatment", "substances", "restrict_food",
+    "self_harm_agreement", "contempt",
 )  # fmt: skip
 _PAST = word_set("was had did went lost were got felt used")
 
@@ -61,8 +72,18 @@ def act_features(text: str, tokens: Sequence[Token]) -> np.ndarray:
     return np.concatenate([vec, bag, top, flags]).astype(np.float32)
 
 
+def harm_features(text: str, tokens: Sequence[Token]) -> np.ndarray:
+    """The harm head's row of one sentence: its MiniLM sentence vector (what it means as a
+    whole: a push and a warning share their words, not their meaning) and :func:`act_features`."""
+    from empa_env.offline.semantic.encoder import shared_encoder
+
+    vec = shared_encoder("minilm").encode([text])[0]
+    return np.concatenate([vec, act_features(text, tokens)]).astype(np.float32)
+
+
 class ActHead:
-    """The shipped act head (weights, bias and standardisation per act)."""
+    """A shipped head over :func:`act_features` (weights, bias and standardisation per label;
+    the harm head also carries each label's decision threshold)."""
 
     def __init__(self, path: Path = ACT_HEAD_FILE) -> None:
         data = path.read_bytes()
@@ -73,6 +94,9 @@ class ActHead:
             self.bias = z["bias"].astype(np.float32)
             self.mean = z["mean"].astype(np.float32)
             self.scale = z["scale"].astype(np.float32)
+            self.thresholds = (
+                z["thresholds"].astype(np.float32) if "thresholds" in z.files else None
+            )
 
     def predict(self, rows: np.ndarray) -> np.ndarray:
         """Probabilities, one row per sentence, one column per act."""
@@ -86,4 +110,19 @@ def act_head() -> ActHead:
     return ActHead()
 
 
-__all__ = ["ACT_HEAD_FILE", "ACT_LABELS", "ActHead", "act_features", "act_head"]
+@cache
+def harm_gate() -> ActHead:
+    """The shipped harm gate (loaded once per process)."""
+    return ActHead(HARM_GATE_FILE)
+
+
+@cache
+def harm_head() -> ActHead:
+    """The shipped harm head (loaded once per process)."""
+    return ActHead(HARM_HEAD_FILE)
+
+
+__all__ = [
+    "ACT_HEAD_FILE", "ACT_LABELS", "HARM_GATE_FILE", "HARM_HEAD_FILE", "HARM_LABELS", "ActHead",
+    "act_features", "act_head", "harm_features", "harm_gate", "harm_head",
+]  # fmt: skip

@@ -91,6 +91,11 @@ class SentenceReading:
     #: How likely each act is, by the learned act head (:mod:`empa_env.reading.act_head`; empty
     #: for a sentence the user cannot read).
     act_probs: dict[str, float] = field(default_factory=dict, compare=False)
+    #: How likely the sentence is each harm a supporter must never do, by the learned harm gate
+    #: (:data:`~empa_env.reading.act_head.HARM_LABELS`; empty for a sentence the user cannot
+    #: read): a sentence it lets through is read again by the harm head
+    #: (:func:`empa_env.offline.harm.learned`).
+    harm_probs: dict[str, float] = field(default_factory=dict, compare=False)
 
     def does(self, act: str) -> bool:
         return act in self.acts.acts
@@ -327,12 +332,16 @@ def _pool() -> np.ndarray:
     return _pool_at(GROUNDING_FILE)
 
 
-def _act_probs(cut: Cut) -> dict[str, float]:
-    from empa_env.reading.act_head import act_features, act_head
+def _act_probs(cut: Cut) -> tuple[dict[str, float], dict[str, float]]:
+    """The act head's and the harm gate's probabilities, from one feature row."""
+    from empa_env.reading.act_head import act_features, act_head, harm_gate
 
-    head = act_head()
-    probs = head.predict(act_features(cut.text, cut.tokens)[None, :])[0]
-    return {label: float(p) for label, p in zip(head.labels, probs, strict=True)}
+    row = act_features(cut.text, cut.tokens)[None, :]
+    out = []
+    for head in (act_head(), harm_gate()):
+        probs = head.predict(row)[0]
+        out.append({label: float(p) for label, p in zip(head.labels, probs, strict=True)})
+    return out[0], out[1]
 
 
 @dataclass(frozen=True)
@@ -343,6 +352,7 @@ class _Core:
     language: str
     acts: SentenceActs
     act_probs: dict[str, float]
+    harm_probs: dict[str, float]
     feelings: tuple[tuple[int, str], ...]
     attributed: tuple[str, ...]
     amounts: tuple[Amount, ...]
@@ -362,8 +372,9 @@ def _core(cut: Cut, code: str) -> _Core:
         fam = feeling_family(t.text)
         if fam:
             feelings.append((k, fam))
+    acts, harms = _act_probs(cut) if lang == code else ({}, {})
     return _Core(
-        lang, read_acts(cut), _act_probs(cut) if lang == code else {}, tuple(feelings),
+        lang, read_acts(cut), acts, harms, tuple(feelings),
         tuple(_attributed(cut.tokens, feelings)), tuple(amounts_in(cut.tokens, cut.text, cut.start)),
     )  # fmt: skip
 
@@ -373,7 +384,9 @@ def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
     lang = core.language
     if lang != code:  # the conversation's own words (names, a word of theirs) are its language
         lang = sentence_language(cut.text, cut.tokens, code, world.vocabulary)
-    probs = core.act_probs if core.act_probs or lang != code else _act_probs(cut)
+    probs, harms = (
+        (core.act_probs, core.harm_probs) if core.act_probs or lang != code else _act_probs(cut)
+    )
     ok = lang == code
     # a stock frame with a word of theirs slotted out of place says nothing of them in other
     # words, however near its frame's own words happen to lie
@@ -400,6 +413,7 @@ def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
         closeness=closeness,
         meaning=meaning,
         act_probs=probs if ok else {},
+        harm_probs=harms if ok else {},
         _foreign=lang not in (code, UNREADABLE),
     )
 

@@ -99,14 +99,17 @@ def as_used_key(descriptor: Mapping[str, str]) -> str:
 
 def reading_key(descriptor: Mapping[str, str]) -> str:
     """The identity of a reading judge as used: its rules, lexicon, meaning table, act head,
-    heads, guards and fluency model."""
-    return ":".join(
+    heads, guards and fluency model, and its harm gate and head where it has them (the entries
+    recorded before them have none)."""
+    parts = [
         descriptor.get(k, "")
         for k in (
             "credit", "reading_lexicon_sha256", "meanings_sha256", "acts_sha256",
             "heads.heads_sha256", "guards", "fluency_sha256",
         )
-    )  # fmt: skip
+    ]  # fmt: skip
+    parts += [descriptor[k] for k in ("harm_gate_sha256", "harm_head_sha256") if k in descriptor]
+    return ":".join(parts)
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,16 @@ RECORDED_READING: dict[str, RecordedReading] = {
         },
         200,
         {"slot_fill": 0.723, "generic": 0.785, "another_post": 0.603},
+    ),
+    "credit-v6:49fb85cd9aba7735422cd0d5c9c0433b9293f1bd2a157da278b94a72beca830c:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975:guards-v2.4-by-meaning.2:6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c:d4e7dcdeda63ad3885154ec61accf25aeb9cc113821c24e79752ddd715eaa287:893b2cb118456a2e56c84dfe60cec14a588ebf8e5dfebaa742a35e14b763e4d5": RecordedReading(
+        2116,
+        {
+            "A": (0.703, 0.390, 0.383, 0.334),
+            "C": (0.710, 0.382, 0.546, 0.476),
+            "P": (0.858, 0.660, 0.190, 0.156),
+        },
+        200,
+        {"slot_fill": 0.718, "generic": 0.780, "another_post": 0.598},
     ),
 }
 
@@ -278,8 +291,9 @@ def _reading_statement(name: str, descriptor: Mapping[str, str]) -> JudgeStateme
         "costs C. Levels are graded between the rubric's integers. "
     )
     text += (
-        "Its learned parts (word meanings from a sentence encoder, a head that rates acts, trained "
-        "on replies written for this project) were never trained on human-rated data. "
+        "Its learned parts (word meanings from a sentence encoder, a head that rates acts and heads "
+        "that read harm, trained on replies written for this project) were never trained on "
+        "human-rated data. "
     )
     recorded = RECORDED_READING.get(reading_key(descriptor))
     agreement: RecordedAgreement | None = None
