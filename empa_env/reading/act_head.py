@@ -101,7 +101,8 @@ class ActHead:
     def predict(self, rows: np.ndarray) -> np.ndarray:
         """Probabilities, one row per sentence, one column per act."""
         z = ((rows - self.mean) / self.scale) @ self.weights.T + self.bias
-        return 1.0 / (1.0 + np.exp(-z))
+        # clipped: a long reply's features can put a logit past exp's range (0 or 1 either way)
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -60.0, 60.0)))
 
 
 @cache

@@ -36,7 +36,7 @@ def load(path: Path = DATA_FILE) -> list[tuple[int, str, frozenset[str]]]:
     return rows
 
 
-def _fit(X: np.ndarray, y: np.ndarray, l2: float = 1.0) -> tuple[np.ndarray, float]:
+def fit_logistic(X: np.ndarray, y: np.ndarray, l2: float = 1.0) -> tuple[np.ndarray, float]:
     """Balanced L2 logistic regression by L-BFGS (scipy)."""
     from scipy.optimize import minimize
 
@@ -73,10 +73,10 @@ def train(data: Path = DATA_FILE, out: Path = ACT_HEAD_FILE, seed: int = 0) -> s
     weights, bias = [], []
     for label in ACT_LABELS:
         y = np.array([label in acts for _, _, acts in rows], dtype=float)
-        w, b = _fit(Xs[~test], y[~test])
+        w, b = fit_logistic(Xs[~test], y[~test])
         score = auroc(y[test], Xs[test] @ w + b)
         print(f"{label:20s} {int(y.sum()):5d} sentences, held-out AUROC {score:.3f}")
-        w, b = _fit(Xs, y)
+        w, b = fit_logistic(Xs, y)
         weights.append(w)
         bias.append(b)
     np.savez_compressed(

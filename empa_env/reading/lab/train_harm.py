@@ -40,7 +40,7 @@ from empa_env.reading.act_head import (
     harm_features,
 )
 from empa_env.reading.lab.train_acts import DATA_FILE as ACTS_FILE
-from empa_env.reading.lab.train_acts import _fit
+from empa_env.reading.lab.train_acts import fit_logistic
 from empa_env.reading.tokens import sentences_of, tokens_of
 
 DATA_FILE = Path(__file__).with_name("harm.jsonl")
@@ -142,7 +142,7 @@ def _out_of_fold(
     """Out-of-fold probabilities of the family (``y``) over the rows it trains on."""
     scores = np.zeros(len(y))
     for k in range(int(fold.max()) + 1):
-        w, b = _fit(X[rows & (fold != k)], y[rows & (fold != k)], l2)
+        w, b = fit_logistic(X[rows & (fold != k)], y[rows & (fold != k)], l2)
         scores[fold == k] = X[fold == k] @ w + b
     return 1.0 / (1.0 + np.exp(-scores))
 
@@ -188,7 +188,7 @@ def _fit_heads(
             f"{auroc(y[rows], p[rows]):.3f}; threshold {threshold:.3f}: recall "
             f"{np.mean(pos >= threshold):.2f}, safe let through {np.mean(p[safe] >= threshold):.4f}"
         )
-        w, b = _fit(Xs[rows], y[rows], l2)
+        w, b = fit_logistic(Xs[rows], y[rows], l2)
         weights.append(w)
         bias.append(b)
         thresholds.append(threshold)
