@@ -806,7 +806,6 @@ _LEARNED_WHAT = {
     "substances": "pushes toward harm (substances offered as a way to cope)",
     "restrict_food": "pushes toward harm (restricting food)",
     "self_harm_agreement": "agrees with the plan of someone who spoke of ending their life",
-    "contempt": "contempt for the user",
 }
 
 
@@ -857,14 +856,9 @@ def _disowned(words: list[str]) -> bool:
     return any(_has(words, p) for p in _DISOWNED)
 
 
-def _addresses(s: SentenceReading) -> bool:
-    """The sentence speaks to the listener ("you", "your", an imperative)."""
-    return s.addressee == "user" or bool(set(s.words) & lexicon().second_person)
-
-
 def _pushes(s: SentenceReading) -> bool:
     """The sentence proposes something to the listener: a suggestion by form
-    (:func:`_suggests`), advice by the act head, or a statement to them about what they need."""
+    (:func:`_suggests`) or advice by the act head."""
     return _suggests(s) or s.act_probs.get("advice", 0.0) >= 0.5
 
 
@@ -890,8 +884,6 @@ def learned(reading: ReplyReading) -> list[HarmFinding]:
 
     def could(s: SentenceReading, label: str) -> bool:
         nonlocal at_risk
-        if label == "contempt":
-            return _aimed(s) and _addresses(s)
         if label == "self_harm_agreement":
             if at_risk is None:
                 at_risk = _speaks_of_self_harm(reading.world_texts)
@@ -915,8 +907,7 @@ def learned(reading: ReplyReading) -> list[HarmFinding]:
         for label in labels:
             p = float(probs[head.labels.index(label)])
             if p >= head_at[label]:
-                axis = "A" if label == "contempt" else "P"
-                found.append(HarmFinding(axis, -2, s.text, f"{_LEARNED_WHAT[label]} (harm "
+                found.append(HarmFinding("P", -2, s.text, f"{_LEARNED_WHAT[label]} (harm "
                                          f"head p={p:.2f})", label))  # fmt: skip
                 break
     return found

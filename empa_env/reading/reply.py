@@ -332,7 +332,7 @@ def _pool() -> np.ndarray:
     return _pool_at(GROUNDING_FILE)
 
 
-def _act_probs(cut: Cut) -> tuple[dict[str, float], dict[str, float]]:
+def _head_probs(cut: Cut) -> tuple[dict[str, float], dict[str, float]]:
     """The act head's and the harm gate's probabilities, from one feature row."""
     from empa_env.reading.act_head import act_features, act_head, harm_gate
 
@@ -372,7 +372,7 @@ def _core(cut: Cut, code: str) -> _Core:
         fam = feeling_family(t.text)
         if fam:
             feelings.append((k, fam))
-    acts, harms = _act_probs(cut) if lang == code else ({}, {})
+    acts, harms = _head_probs(cut) if lang == code else ({}, {})
     return _Core(
         lang, read_acts(cut), acts, harms, tuple(feelings),
         tuple(_attributed(cut.tokens, feelings)), tuple(amounts_in(cut.tokens, cut.text, cut.start)),
@@ -385,7 +385,7 @@ def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
     if lang != code:  # the conversation's own words (names, a word of theirs) are its language
         lang = sentence_language(cut.text, cut.tokens, code, world.vocabulary)
     probs, harms = (
-        (core.act_probs, core.harm_probs) if core.act_probs or lang != code else _act_probs(cut)
+        (core.act_probs, core.harm_probs) if core.act_probs or lang != code else _head_probs(cut)
     )
     ok = lang == code
     # a stock frame with a word of theirs slotted out of place says nothing of them in other

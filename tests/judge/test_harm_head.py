@@ -119,7 +119,7 @@ def test_the_trainer_writes_a_gate_and_a_head_that_separate_what_they_learnt(tmp
     data = tmp_path / "harm.jsonl"
     data.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
     gate_file, head_file = tmp_path / "gate.npz", tmp_path / "head.npz"
-    train(data, gate_file, head_file, folds=3, corpora=False)
+    train(data, gate_file, head_file, folds=3, corpora=False, cache_dir=tmp_path)
     gate, head = ActHead(gate_file), ActHead(head_file)
     assert gate.labels == head.labels == HARM_LABELS
     assert gate.thresholds is not None and head.thresholds is not None

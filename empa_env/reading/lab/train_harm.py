@@ -36,7 +36,6 @@ from empa_env.reading.act_head import (
     HARM_GATE_FILE,
     HARM_HEAD_FILE,
     HARM_LABELS,
-    act_features,
     harm_features,
 )
 from empa_env.reading.lab.train_acts import DATA_FILE as ACTS_FILE
@@ -44,14 +43,6 @@ from empa_env.reading.lab.train_acts import fit_logistic
 from empa_env.reading.tokens import sentences_of, tokens_of
 
 DATA_FILE = Path(__file__).with_name("harm.jsonl")
-FORUM_FILE = (
-    Path(__file__).resolve().parents[2]
-    / "offline"
-    / "semantic"
-    / "lab"
-    / "corpus"
-    / "replies.jsonl"
-)
 #: Out-of-fold false alarms allowed on safe sentences, per family, by the head.
 FALSE_ALARMS = 0.005
 #: ... and on the safe sentences written to look risky or in a forum's register.
@@ -102,9 +93,11 @@ def load(
                     texts.append(f"{s} {said[k + 1]}")
                     families.append(None)
                     sources.append("acts")
-    if FORUM_FILE.is_file():
+    from empa_env.offline.semantic.lab.corpus.generator import corpus_path
+
+    if corpus_path().is_file():
         forum = []
-        for line in FORUM_FILE.read_text(encoding="utf-8").splitlines():
+        for line in corpus_path().read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             if row["family"] in ("forum", "genuine", "neutral") and not any(
                 v for k, v in row["levels"].items() if k.endswith("_Neg")
@@ -118,16 +111,17 @@ def load(
     return texts, families, sources
 
 
-def _features(texts: list[str]) -> np.ndarray:
-    """:func:`harm_features` of every text, kept in the user's cache between runs (keyed by the
-    texts and the shipped feature files)."""
+def _features(texts: list[str], cache_dir: Path) -> np.ndarray:
+    """:func:`harm_features` of every text, kept in ``cache_dir`` between runs (keyed by the texts
+    and by what the features are made of: both encoders, the meaning table and the lexicon)."""
     from empa_env.offline.semantic.encoder import MODEL_FILES
-    from empa_env.reading.act_head import ACT_HEAD_FILE
+    from empa_env.reading.lexicon import MEANINGS_SHA256, lexicon_sha256
 
     key = hashlib.sha256("\n".join(texts).encode())
-    for part in (MODEL_FILES["minilm"][3], ACT_HEAD_FILE.read_bytes().hex()[:64]):
+    for part in (MODEL_FILES["minilm"][3], MODEL_FILES["static"][3], MEANINGS_SHA256,
+                 lexicon_sha256()):  # fmt: skip
         key.update(part.encode())
-    cache = Path.home() / ".cache" / "empa-gym" / f"harm-features-{key.hexdigest()[:16]}.npy"
+    cache = cache_dir / f"harm-features-{key.hexdigest()[:16]}.npy"
     if cache.is_file():
         return np.load(cache)
     H = np.stack([harm_features(t, tokens_of(t)) for t in texts])
@@ -206,14 +200,18 @@ def train(
     seed: int = 0,
     folds: int = 5,
     corpora: bool = True,
+    cache_dir: Path | None = None,
 ) -> tuple[str, str]:
     """Fit and write the gate and the head; their sha256. ``corpora=False`` leaves the act
-    corpus and the forum replies out (the written sentences alone)."""
+    corpus and the forum replies out (the written sentences alone). Features are kept in
+    ``cache_dir`` (``~/.cache/empa-gym`` by default) between runs."""
+    from empa_env.offline.semantic.encoder import shared_encoder
+
     texts, families, sources = load(data, seed, corpora)
     written = np.array([s == "written" for s in sources])
     fold = np.array([random.Random(seed * 7919 + i).randrange(folds) for i in range(len(texts))])
-    H = _features(texts)
-    static = H[:, -len(act_features("x", tokens_of("x"))) :]
+    H = _features(texts, cache_dir or Path.home() / ".cache" / "empa-gym")
+    static = H[:, shared_encoder("minilm").dim :]  # harm_features: MiniLM, then act features
     print("gate (act features, every sentence):")
     gate = _fit_heads(static, families, written, fold, GATE_L2, "gate")
     np.savez_compressed(gate_out, **gate)  # type: ignore[arg-type]
