@@ -8,6 +8,7 @@ entries larger than a tenth of the budget are computed but not stored.
 
 from __future__ import annotations
 
+import inspect
 import sys
 import threading
 import weakref
@@ -57,6 +58,20 @@ def clear_all() -> int:
     return len(caches)
 
 
+def _positional_defaults(fn: Callable[..., Any]) -> tuple[int, tuple[Any, ...]]:
+    """How many positional parameters ``fn`` takes and the defaults of its trailing ones."""
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return 0, ()
+    positional = [
+        p for p in params
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]  # fmt: skip
+    defaults = tuple(p.default for p in positional if p.default is not inspect.Parameter.empty)
+    return len(positional), defaults
+
+
 class BytesLRU(Generic[R]):
     """The cache behind :func:`lru_bytes` (``cache_clear()``, ``cache_info()``, ``nbytes``)."""
 
@@ -74,9 +89,14 @@ class BytesLRU(Generic[R]):
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        self._positional, self._defaults = _positional_defaults(fn)
         _LIVE.add(self)
 
     def __call__(self, *args: Any) -> R:
+        # ``f(text)`` and ``f(text, "en")`` are one call: a key always carries the defaults
+        missing = self._positional - len(args)
+        if 0 < missing <= len(self._defaults):
+            args = args + self._defaults[len(self._defaults) - missing :]
         key = args
         with self._lock:
             found = self._data.get(key)

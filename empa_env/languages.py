@@ -78,6 +78,24 @@ class LanguageRegistry(Registry[Language]):
         super().__init__(kind, group)
         #: The last answer of :meth:`offline_codes`, by the registrations it was read from.
         self._offline: tuple[object, tuple[str, ...]] | None = None
+        #: The language each code was made into, by the factory that made it.
+        self._made: dict[str, tuple[object, Language]] = {}
+
+    def unregister(self, name: str) -> None:
+        super().unregister(name)
+        self._made.pop(name, None)
+
+    def made(self, code: str) -> Language:
+        """The :class:`Language` of ``code``, made once per registered factory (a factory gives the
+        same language each time it is called; every word of every text asks for its language)."""
+        kept = self._made.get(code)
+        if kept is not None and self._factories.get(code) is kept[0]:
+            return kept[1]
+        made = self.create(code)
+        factory = self._factories.get(code)  # an entry point's factory registers on first use
+        if factory is not None:
+            self._made[code] = (factory, made)
+        return made
 
     def offline_codes(self) -> tuple[str, ...]:
         """The codes of the registered languages whose :attr:`Language.offline_roles` is true,
@@ -162,7 +180,7 @@ def chinese() -> Language:
 
 def language(code: str) -> Language:
     """The :class:`Language` registered as ``code`` (clear error listing the known ones)."""
-    return languages.create(code)
+    return languages.made(code)
 
 
 def base_code(code: str) -> str:

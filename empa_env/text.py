@@ -152,15 +152,35 @@ def _fold_word(chars: list[tuple[str, int]], latin_text: bool) -> list[tuple[str
 _LETTER_SYMBOLS = re.compile(r"[A-Za-z][0-9@$!`]|[0-9@$`][A-Za-z]")
 
 
+#: Curly quotes and apostrophes read as straight ones, character for character.
+_QUOTE_TABLE = str.maketrans(QUOTES)
+
+
+def _nothing_to_fold(ascii_text: str) -> bool:
+    """Whether the folds of :func:`_fold` leave this ASCII text as it is."""
+    return (
+        not _LETTER_SYMBOLS.search(ascii_text)
+        and not _SPACED_LETTERS.search(ascii_text)
+        and not _REPEATS.search(ascii_text)
+    )
+
+
 @lru_bytes(16 << 20, text_weight(per_char=12))
 def _reading(text: str) -> Reading:
-    if (
-        text.isascii()
-        and not _LETTER_SYMBOLS.search(text)
-        and not _SPACED_LETTERS.search(text)
-        and not _REPEATS.search(text)
-    ):
-        return Reading(text, text, None)
+    if text.isascii():
+        if _nothing_to_fold(text):
+            return Reading(text, text, None)
+    else:
+        # ASCII but for curly quotes (most prose): the quotes straightened one for one, so the
+        # offsets stay those of the original
+        straight = text.translate(_QUOTE_TABLE)
+        if straight.isascii() and _nothing_to_fold(straight):
+            return Reading(text, straight, None)
+    return _fold(text)
+
+
+def _fold(text: str) -> Reading:
+    """The reading form, character by character (steps 1-6 of the module docstring)."""
     # 1-2: per source character, NFKC and drop the invisible ones (offsets kept).
     chars: list[tuple[str, int]] = []
     for i, ch in enumerate(text):

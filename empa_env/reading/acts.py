@@ -22,11 +22,17 @@ person and no second person), ``"other"`` (a third person or nobody in particula
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from empa_env.reading.lexicon import lexicon, parts_of_speech
-from empa_env.reading.tokens import Cut, Token, word_set
+from empa_env.reading.tokens import (
+    Cut,
+    Token,
+    has_any_phrase,
+    has_phrase,
+    joined_words,
+    word_set,
+)
 
 ACTS = (
     "question", "request", "advice", "closing", "self_disclosure", "understanding", "warmth",
@@ -134,31 +140,6 @@ _OPEN_ALTERNATIVES = (
 _PERSON_HEADS = word_set("person people member members guy woman man girl boy friend friends")
 
 
-def _has(words: list[str] | str, phrase: tuple[str, ...]) -> bool:
-    """Whether the words contain the phrase (``words`` as a list, or joined by
-    :func:`_joined`, which callers that test many phrases build once)."""
-    text = words if isinstance(words, str) else _joined(words)
-    return f" {' '.join(phrase)} " in text
-
-
-def _joined(words: list[str]) -> str:
-    return f" {' '.join(words)} "
-
-
-_PATTERNS: dict[int, re.Pattern[str]] = {}
-
-
-def _any(joined: str, phrases: tuple[tuple[str, ...], ...]) -> bool:
-    """Whether any of ``phrases`` stands in ``joined`` (one compiled alternation per list)."""
-    pattern = _PATTERNS.get(id(phrases))
-    if pattern is None:
-        alternatives = sorted({" ".join(p) for p in phrases}, key=len, reverse=True)
-        pattern = _PATTERNS[id(phrases)] = re.compile(
-            "|".join(f"(?= {re.escape(a)} )" for a in alternatives)
-        )
-    return pattern.search(joined) is not None
-
-
 def _starts(words: list[str], phrase: tuple[str, ...], skip: frozenset[str] = _DISCOURSE) -> bool:
     i = 0
     while i < len(words) and words[i] in skip:
@@ -202,7 +183,7 @@ def _requests(words: list[str], joined: str) -> bool:
     if any(_starts(words, p) for p in _REQUEST_OPENERS):
         return True
     for p in _ASKING:
-        if _has(joined, p):
+        if has_phrase(joined, p):
             at = joined.index(f" {' '.join(p)} ")
             rest = joined[at + len(" ".join(p)) + 1 :].split()
             if any(w in _WH for w in rest[:6]) or p[-1] in ("hear", "in"):
@@ -227,7 +208,11 @@ def question_form(text: str, words: list[str]) -> bool:
 def question_kind(words: list[str]) -> str:
     """What a question asks for (see the module docstring)."""
     lex = lexicon()
-    if "or" in words and not _has(words, ("or", "not")) and not _has(words, ("or", "something")):
+    if (
+        "or" in words
+        and not has_phrase(words, ("or", "not"))
+        and not has_phrase(words, ("or", "something"))
+    ):
         # an open alternative asks the question it stands for: "Was it your son, or someone
         # else?" asks who, "... or somewhere else?" where, "... or later?" when
         at = words.index("or")
@@ -274,9 +259,9 @@ def _closing(words: list[str], tokens: tuple[Token, ...], question: bool) -> boo
     if not words:
         return False
     n = len(words)
-    joined = _joined(words)
-    third = any(w in lex.third_person for w in words) and not _has(joined, ("see", "ya"))
-    if any(w in lex.negations for w in words) and not _has(joined, ("not", "long")):
+    joined = joined_words(words)
+    third = any(w in lex.third_person for w in words) and not has_phrase(joined, ("see", "ya"))
+    if any(w in lex.negations for w in words) and not has_phrase(joined, ("not", "long")):
         negated_leave = any(w in lex.leaving_verbs or w == "anywhere" for w in words)
         if negated_leave:
             return False
@@ -308,11 +293,17 @@ def _closing(words: list[str], tokens: tuple[Token, ...], question: bool) -> boo
             asked = question and words[0] in ("when", "will", "can", "do")
             if arranged and again and not third and not asked:
                 return True
-    if _has(joined, ("same", "time")) and any(x in ("next", "tomorrow", "week") for x in words):
+    if has_phrase(joined, ("same", "time")) and any(
+        x in ("next", "tomorrow", "week") for x in words
+    ):
         return True
-    if _has(joined, ("take", "care")) and not _has(joined, ("take", "care", "of")) and n <= 10:
+    if (
+        has_phrase(joined, ("take", "care"))
+        and not has_phrase(joined, ("take", "care", "of"))
+        and n <= 10
+    ):
         return not third
-    if _has(joined, ("take", "care", "of", "yourself")) and n <= 10:
+    if has_phrase(joined, ("take", "care", "of", "yourself")) and n <= 10:
         # a leave-taking when it ends the clause ("Take care of yourself, okay?"), advice when it
         # goes on ("Take care of yourself first, before anyone else.")
         at = next(i for i in range(n - 3) if words[i : i + 4] == ["take", "care", "of", "yourself"])
@@ -343,7 +334,7 @@ def _closing(words: list[str], tokens: tuple[Token, ...], question: bool) -> boo
                    ("should", "get", "going"), ("better", "go"), ("get", "going"),
                    ("have", "to", "head"), ("gotta", "head"), ("gotta", "bounce"),
                    ("for", "today"), ("for", "tonight"), ("for", "now")):  # fmt: skip
-        if _has(joined, phrase) and not third:
+        if has_phrase(joined, phrase) and not third:
             if phrase in (("for", "today"), ("for", "tonight"), ("for", "now")) and not any(
                 w in ("enough", "that's", "stop", "leave", "end", "all", "it", "bye", "done",
                       "here") for w in words
@@ -353,7 +344,7 @@ def _closing(words: list[str], tokens: tuple[Token, ...], question: bool) -> boo
                 continue
             if question and words[0] in ("do", "did", "does", "why", "when", "what", "how"):
                 continue
-            if words[0] == "if" or _has(joined, ("if", "you")):
+            if words[0] == "if" or has_phrase(joined, ("if", "you")):
                 continue
             return True
     return False
@@ -409,13 +400,13 @@ def _warm(words: list[str], tokens: tuple[Token, ...], acts: set[str], addressee
         return True
     if "understanding" in acts:
         return True
-    joined = _joined(words)
-    if _any(joined, _WARM_PHRASES):
+    joined = joined_words(words)
+    if has_any_phrase(joined, _WARM_PHRASES):
         return "apology" not in acts or any(
             w in ("hope", "luck", "hug", "hugs", "care", "alone") for w in words
         )
     if addressee == "user" and any(t.lemma in _WARM_WORDS for t in tokens):
-        return not any(_has(joined, p) for p in (("don't", "care"), ("doesn't", "care"),
+        return not any(has_phrase(joined, p) for p in (("don't", "care"), ("doesn't", "care"),
                                                  ("no", "one", "cares")))  # fmt: skip
     return False
 
@@ -461,7 +452,7 @@ def read_acts(cut: Cut) -> SentenceActs:
     """The acts of one sentence (see the module docstring)."""
     lex = lexicon()
     words = [t.text for t in cut.tokens]
-    joined = _joined(words)
+    joined = joined_words(words)
     acts: set[str] = set()
     second = sum(1 for w in words if w in lex.second_person)
     first = sum(1 for w in words if w in lex.first_person)
@@ -493,11 +484,11 @@ def read_acts(cut: Cut) -> SentenceActs:
         and first == 0
     )
     attribution = any(
-        _has(joined, ("you", m, v))
+        has_phrase(joined, ("you", m, v))
         for m in ("must", "might", "may", "could")
         for v in ("be", "feel", "have", "still", "really", "so")
     )
-    modal = _any(joined, _ADVICE_MODALS_NOT_JUST)
+    modal = has_any_phrase(joined, _ADVICE_MODALS_NOT_JUST)
     if question:
         # a question asks; it advises only in an advising form ("have you tried ...?", "why
         # don't you ...?", "could you try ...?"), not because "you could" stands in it
@@ -512,11 +503,11 @@ def read_acts(cut: Cut) -> SentenceActs:
         acts.add("advice")
     if _closing(words, cut.tokens, question):
         acts.add("closing")
-    if _any(joined, _UNDERSTAND):
+    if has_any_phrase(joined, _UNDERSTAND):
         acts.add("understanding")
-    if _any(joined, _APOLOGY_SELF):
+    if has_any_phrase(joined, _APOLOGY_SELF):
         acts.add("apology")
-    if any(t.lemma in lex.thanks for t in cut.tokens) and not _has(joined, ("no", "thanks")):
+    if any(t.lemma in lex.thanks for t in cut.tokens) and not has_phrase(joined, ("no", "thanks")):
         acts.add("thanks")
     if any(w in lex.humour for w in words) or any(ch in cut.text for ch in "\U0001f602\U0001f923\U0001f606\U0001f604\U0001f61c\U0001f609"):  # fmt: skip
         acts.add("humour")

@@ -51,6 +51,11 @@ class HarmFamily:
     pushing_targets: frozenset[str] = frozenset()
 
 
+#: How many words' relations :meth:`Lexicon.relation` keeps once looked up.
+_RELATIONS_READ_MAX = 200_000
+_UNREAD = object()
+
+
 class Lexicon:
     """The word lists of ``english.yaml`` (see that file for what each one is)."""
 
@@ -117,6 +122,11 @@ class Lexicon:
         #: near it also is to one ("strong" lies beside "weak" in the meaning table).
         self.praise = _words(data["praise"])
         self.life_events = _words(data["life_events"])
+        self._relations_read = {}
+
+    #: Words whose relation has been looked up (bounded by :data:`_RELATIONS_READ_MAX`: a
+    #: stream of unique words stops adding to it).
+    _relations_read: dict[str, str | None]
 
     def is_closed(self, word: str) -> bool:
         return word in self.closed
@@ -124,9 +134,14 @@ class Lexicon:
     def relation(self, word: str) -> str | None:
         """The relation a word names ("mum" -> "mother"), its lemma's too ("sisters"), accents
         read through ("mamá")."""
+        known = self._relations_read.get(word, _UNREAD)
+        if known is not _UNREAD:
+            return known  # type: ignore[return-value]
         found = self.relation_words.get(word) or self.relation_words.get(lemma(word))
         if found is None and not word.isascii():
             found = self.relation_words.get(without_accents(word))
+        if len(self._relations_read) < _RELATIONS_READ_MAX:
+            self._relations_read[word] = found
         return found
 
     def same_person_kind(self, a: str, b: str) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -250,16 +250,25 @@ def own_words(tokens: Sequence[Token], said: frozenset[str]) -> list[str]:
     dictionary knows says something in other words only when it is no cut-off or respelling of a
     word of theirs ("Siobh" or "Siobhan" for their "Siobhán" is their word, not a paraphrase)."""
     vocabulary = lexicon().empathy_vocabulary
-    folded_said = {without_accents(w) for w in said}
     return [
         t.text for t in tokens
         if t.text.isalpha() and not t.closed and t.lemma not in said and len(t.text) > 2
         and t.lemma not in vocabulary
-        and (is_english_word(t.text) or not _theirs_misspelt(without_accents(t.text), folded_said))
+        and (
+            is_english_word(t.text)
+            or not _theirs_misspelt(without_accents(t.text), _without_accents_all(said))
+        )
     ]  # fmt: skip
 
 
-def _theirs_misspelt(word: str, said: set[str]) -> bool:
+@lru_cache(maxsize=256)
+def _without_accents_all(words: frozenset[str]) -> frozenset[str]:
+    """``words`` with their accents read through (a world's lemmas: folded once, when a word no
+    dictionary knows needs them)."""
+    return frozenset(without_accents(w) for w in words)
+
+
+def _theirs_misspelt(word: str, said: frozenset[str]) -> bool:
     """Whether an unknown ``word`` (lower case, accents off) is a word of theirs cut off or spelt
     another way: the same letters without accents, the first four letters or more of one of their
     words, or one of their words with one letter more, less or changed."""

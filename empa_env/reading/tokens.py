@@ -11,13 +11,38 @@ are.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from typing import Any, Generic, TypeVar, overload
 
 from empa_env.bounded_cache import lru_bytes, text_weight
 from empa_env.languages import language
 from empa_env.reading.lexicon import is_english_word, lemma, lexicon
 from empa_env.text import reading_form, sentence_spans
+
+_T = TypeVar("_T")
+
+
+class computed_once(Generic[_T]):  # noqa: N801 (named like the decorator it is)
+    """A property computed on first access and then kept in the instance (what
+    ``functools.cached_property`` does, without the lock Python 3.11 takes on every first access:
+    a word's properties are read some hundred thousand times per benchmark run)."""
+
+    def __init__(self, fn: Callable[[Any], _T]) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> computed_once[_T]: ...
+    @overload
+    def __get__(self, obj: object, owner: type | None = None) -> _T: ...
+    def __get__(self, obj: object, owner: type | None = None) -> _T | computed_once[_T]:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
 
 
 @dataclass(frozen=True)
@@ -31,12 +56,12 @@ class Token:
     lemma: str
     capital: bool
 
-    @cached_property
+    @computed_once
     def closed(self) -> bool:
         """A closed-class word (pronoun, determiner, preposition, auxiliary, ...)."""
         return lexicon().is_closed(self.text)
 
-    @cached_property
+    @computed_once
     def english(self) -> bool:
         return is_english_word(self.text)
 
@@ -55,9 +80,9 @@ def _join_split(tokens: list[Token], original: str) -> list[Token]:
                 and len(joined) >= 4
                 and t.text.isalpha()
                 and u.text.isalpha()
-                and not (t.english and u.english)
                 and not (t.capital or u.capital)
                 and is_english_word(joined)
+                and not (t.english and u.english)
             ):
                 out.append(Token(joined, t.start, u.end, lemma(joined), False))
                 i += 2
@@ -102,9 +127,41 @@ def sentences_of(text: str, code: str = "en") -> tuple[Cut, ...]:
     return tuple(cuts)
 
 
-__all__ = ["Cut", "Token", "sentences_of", "tokens_of", "word_set"]
+__all__ = [
+    "Cut", "Token", "computed_once", "has_any_phrase", "has_phrase", "joined_words",
+    "sentences_of", "tokens_of", "word_set",
+]  # fmt: skip
 
 
 def word_set(text: str) -> frozenset[str]:
     """The words of a whitespace-separated list, as a set (for the word lists in code)."""
     return frozenset(text.split())
+
+
+def joined_words(words: Sequence[str]) -> str:
+    """Words joined by spaces, with a space at each end: the text :func:`has_phrase` and
+    :func:`has_any_phrase` search (build it once for a sentence tested against many phrases)."""
+    return f" {' '.join(words)} "
+
+
+def has_phrase(words: Sequence[str] | str, phrase: tuple[str, ...]) -> bool:
+    """Whether the words (a list, or :func:`joined_words` of them) hold ``phrase`` as whole
+    consecutive words."""
+    text = words if isinstance(words, str) else joined_words(words)
+    return f" {' '.join(phrase)} " in text
+
+
+#: One compiled alternation per phrase list (keyed by the list's id, the list kept with it).
+_PHRASE_PATTERNS: dict[int, tuple[tuple[tuple[str, ...], ...], re.Pattern[str]]] = {}
+
+
+def has_any_phrase(words: Sequence[str] | str, phrases: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether any of ``phrases`` stands in the words (see :func:`has_phrase`), by one compiled
+    alternation per phrase list (the phrase lists in code are module constants)."""
+    text = words if isinstance(words, str) else joined_words(words)
+    found = _PHRASE_PATTERNS.get(id(phrases))
+    if found is None or found[0] is not phrases:
+        alternatives = sorted({" ".join(p) for p in phrases}, key=len, reverse=True)
+        pattern = re.compile(" (?:" + "|".join(re.escape(a) for a in alternatives) + ") ")
+        found = _PHRASE_PATTERNS[id(phrases)] = (phrases, pattern)
+    return found[1].search(text) is not None

@@ -186,9 +186,8 @@ def amounts_in(tokens: Sequence[Token], text: str = "", offset: int = 0) -> list
     return out
 
 
-def _relation_at(toks: Sequence[Token], k: int) -> str | None:
-    """The relation the word at ``k`` names, "ex" for an "ex-wife" or "ex-husband"."""
-    rel = lexicon().relation(toks[k].text)
+def _ex_or(toks: Sequence[Token], k: int, rel: str | None) -> str | None:
+    """``rel``, the relation the word at ``k`` names, or "ex" after a joined "ex"."""
     if rel and k > 0 and toks[k - 1].text == "ex" and toks[k - 1].end == toks[k].start - 1:
         return "ex"
     return rel
@@ -205,8 +204,10 @@ def _names_and_relations(
     for text in texts:
         for cut in sentences_of(text, code):
             toks = cut.tokens
+            named = [lex.relation(t.text) for t in toks]  # each word's relation, read once
+            at = [_ex_or(toks, k, r) for k, r in enumerate(named)]
             for k, t in enumerate(toks):
-                rel = _relation_at(toks, k)
+                rel = at[k]
                 if rel and not t.capital:
                     relations.setdefault(rel, [])
                 if not t.capital or not t.text.isalpha() or len(t.text) < 2:
@@ -217,24 +218,22 @@ def _names_and_relations(
                     continue
                 if (
                     t.english
-                    and lex.relation(t.text) is None
+                    and named[k] is None
                     and k > 0
                     and toks[k - 1].text not in ("my", "named", "called")
+                    and not named[k - 1]
                 ):
                     # a capitalised common word mid-sentence ("the Bank") is not a name unless
-                    # the text names it ("my friend Rose", "called Hope")
-                    prev_rel = k > 0 and lex.relation(toks[k - 1].text)
-                    if not prev_rel:
-                        continue
+                    # the text names it ("my friend Rose", "called Hope", "her boss Grace")
+                    continue
                 names.setdefault(t.text, "")
                 # "my grandson Emre" / "grandson Emre"
-                if k > 0 and _relation_at(toks, k - 1):
-                    rel = _relation_at(toks, k - 1) or ""
-                    names[t.text] = rel
+                if k > 0 and at[k - 1]:
+                    names[t.text] = at[k - 1] or ""
                 # "Emre, my grandson" / "Emre is my grandson" / "Emre (my grandson)"
                 window = [x.text for x in toks[k + 1 : k + 5]]
                 for j in range(len(window)):
-                    r = _relation_at(toks, k + 1 + j)
+                    r = at[k + 1 + j]
                     if r and ("my" in window or "is" in window or "was" in window):
                         names[t.text] = names[t.text] or r
                         break
@@ -270,11 +269,10 @@ def _salience(tokens: Sequence[Token]) -> dict[str, float]:
         out[w] = next((s for p, s in _POS_SALIENCE if p in pos), 0.6)
     M, where = m.matrix(lemmas)
     if len(where) >= 3:
-        c = M.sum(axis=0)
+        rest = M.sum(axis=0)[None, :] - M  # each word's gist: the others' summed meaning
+        cents = np.einsum("ij,ij->i", M, rest) / np.maximum(np.linalg.norm(rest, axis=1), 1e-6)
         for k, i in enumerate(where):
-            rest = c - M[k]
-            cent = float(M[k] @ rest) / max(float(np.linalg.norm(rest)), 1e-6)
-            out[lemmas[i]] = float(np.clip(out[lemmas[i]] + 1.5 * (cent - 0.12), 0.05, 1.0))
+            out[lemmas[i]] = min(1.0, max(0.05, out[lemmas[i]] + 1.5 * (float(cents[k]) - 0.12)))
     return out
 
 

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from empa_env.bounded_cache import lru_bytes, text_weight
+
 Span = tuple[int, int]
 
 #: Weights of the user's messages, latest first (older ones are ignored).
@@ -130,9 +132,13 @@ SURFACE_FEATURES: tuple[str, ...] = (
 )
 
 
-def content_words(text: str) -> set[str]:
-    """Lower-case words of four or more letters that are not function words."""
-    return {w for w in _WORDS.findall(text.lower()) if len(w) > 3 and w not in _FUNCTION_WORDS}
+@lru_bytes(4 << 20, text_weight(per_char=8))
+def content_words(text: str) -> frozenset[str]:
+    """Lower-case words of four or more letters that are not function words (read once per text:
+    the user's message is compared with every sentence of a reply)."""
+    return frozenset(
+        w for w in _WORDS.findall(text.lower()) if len(w) > 3 and w not in _FUNCTION_WORDS
+    )
 
 
 def surface_features(user_text: str, reply: str) -> np.ndarray:
