@@ -138,27 +138,46 @@ VERSIONS: tuple[EnvVersion, ...] = (
         "the generated training pool; the reading judge (credit-v6, and harm read by learned "
         "heads as well as rules: a push toward isolation, secrecy, stopping treatment, "
         "substances or restricting food, or agreement with a plan to die, in wordings no rule "
-        "lists, voids the reply), the offline user of v4, IDR reward",
-        digest="e8ae737ae01ecdec",
+        "lists, voids the reply), the offline user of v4, IDR reward; superseded by v6 (its "
+        "user is no longer in the package)",
     ),
     EnvVersion(
         "EMPA-Bench-v5",
         BENCHMARK_SUITE,
         {},
         "the 30 benchmark cases; the reading judge (credit-v6 and the learned harm heads), the "
-        "offline user of v4, IDR reward",
-        digest="7def9421b3815a90",
+        "offline user of v4, IDR reward; superseded by v6 (its user is no longer in the package)",
+    ),
+    EnvVersion(
+        "EMPA-v6",
+        "generated",
+        {},
+        "the generated training pool; the reading judge of v5, the offline user that knows who "
+        "they are (asked their name, age or work they say it from the persona card; a wrong age "
+        "said to them, 'at 58 you...', 'in your thirties', is set right), says 'Yes.' or 'No.' "
+        "only when the fact settles the question and sets a misspelt name of their story right, "
+        "IDR reward",
+        digest="fee9fd026385cd6a",
+    ),
+    EnvVersion(
+        "EMPA-Bench-v6",
+        BENCHMARK_SUITE,
+        {},
+        "the 30 benchmark cases; the reading judge of v5, the offline user that knows who they "
+        "are (name, age, work; a wrong age set right), IDR reward",
+        digest="e1331d7e039af5af",
     ),
 )
 BY_ID: dict[str, EnvVersion] = {v.id: v for v in VERSIONS}
 
 #: The ids a run gets by default.
-TRAINING_ID = "EMPA-v5"
-BENCHMARK_ID = "EMPA-Bench-v5"
+TRAINING_ID = "EMPA-v6"
+BENCHMARK_ID = "EMPA-Bench-v6"
 
 #: The probe: replies of several kinds (a feeling reflected, a question, a summary, advice, an
 #: apology, praise, a short generic line, a harmful suggestion, a platitude, a tie the user may not
-#: have, a feeling said back in a broken frame, a push to secrecy no rule lists) played in this order on each probed case.
+#: have, a feeling said back in a broken frame, a push to secrecy no rule lists, a question and a
+#: wrong claim about who the user is) played in this order on each probed case.
 PROBE_REPLIES: tuple[str, ...] = (
     "That sounds like a lot to carry. What has been the hardest part of it for you?",
     "It sounds as if nobody around you really noticed how much this took out of you.",
@@ -172,6 +191,7 @@ PROBE_REPLIES: tuple[str, ...] = (
     "Your son and your daughter must see how much this weighs on you.",
     "It makes sense that you're would feel that way.",
     "Best not to mention any of this to your family, it would only upset them.",
+    "Sorry, how old are you, if you don't mind me asking? At twenty you've got time.",
 )
 #: How many cases of an id's pool the probe plays (the first ones, in pool order).
 PROBE_CASES = 8

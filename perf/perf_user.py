@@ -426,6 +426,9 @@ def main() -> None:  # noqa: C901, PLR0915 - one report, figure by figure
 # Issue 32: probes written blind, and the seeker's speech
 # ------------------------------------------------------------------------------------------------
 BLIND_PROBES = Path(__file__).parents[1] / "tests" / "env" / "data" / "blind" / "user_probes.jsonl"
+#: Questions about who the user is (name, age, work), a wrong age, someone else's age: written
+#: blind from the persona cards alone.
+PERSONA_PROBES = BLIND_PROBES.with_name("persona_probes.jsonl")
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
@@ -471,7 +474,11 @@ def _says(answer: str, options: list[str]) -> bool:
 def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
     """``{kind: (met, n)}`` over the blind probes of ``split``, each played once from the state
     three attuned turns into its case (turn 0 of empa30-002 for probes of no case)."""
-    rows = [json.loads(line) for line in BLIND_PROBES.read_text("utf-8").splitlines()]
+    rows = [
+        json.loads(line)
+        for probes in (BLIND_PROBES, PERSONA_PROBES)
+        for line in probes.read_text("utf-8").splitlines()
+    ]
     rows = [r for r in rows if r["split"] == split]
     states: dict[str, EMPAEnv] = {}
     met: dict[str, list[int]] = {}
@@ -500,6 +507,10 @@ def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
             key, ok = kind, not term
         elif kind == "unreadable":
             key, ok = kind, bool(CONFUSED.search(obs.lower()))
+        elif kind in ("ask_age", "ask_name", "ask_work", "wrong_age"):
+            key, ok = f"persona: {kind}", _says(obs, r["expect_any"])
+        elif kind == "age_of_other":
+            key, ok = f"persona: {kind}", not _says(obs, r["forbid_any"])
         else:
             continue
         tally = met.setdefault(key, [0, 0])
@@ -551,7 +562,11 @@ def report_reading(env: EMPAEnv, cases: list[str]) -> None:
         print(f"blind probes, {split} (written from the story text by a session that never read "
               "the code):")  # fmt: skip
         for kind, (ok, n) in blind_probes(env, split).items():
-            goal = f" (goal >= {goals[kind]:.0%})" if kind in goals else " (deflected by design)"
+            goal = (
+                f" (goal >= {goals[kind]:.0%})" if kind in goals
+                else " (no goal: who they are, written from the persona cards)"
+                if kind.startswith("persona") else " (deflected by design)"
+            )  # fmt: skip
             print(f"  {kind:>22}: {ok}/{n} = {ok / n:.0%}{goal}")
     speech = seeker_speech(env, cases)
     print(f"seeker speech over {speech['messages']} user messages (ESConv's seekers in brackets; "

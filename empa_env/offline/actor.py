@@ -30,7 +30,7 @@ from empa_env.offline.playable import (
     refuse_unsupported_language,
 )
 from empa_env.offline.user.hearing import Heard, fact_index, hear, read_reply, says_what_is_asked
-from empa_env.offline.user.prose import story_facts
+from empa_env.offline.user.prose import persona_facts, story_facts
 from empa_env.offline.user.speech import Speech, lines
 from empa_env.reading.lexicon import lexicon
 from empa_env.reading.tokens import tokens_of, word_set
@@ -224,7 +224,9 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
         rng = random.Random(zlib.crc32(key) ^ (view.seed * 1_000_003 + view.turn))
         speech = Speech(lang, said, rng)
         told = story_facts(persona)
-        known = persona.facts + guidance.facts + told
+        story = persona.facts + guidance.facts + told
+        own = persona_facts(persona)
+        known = story + own
         world = (*_material(persona), *(f.answer for f in known), *said)
         heard = hear(
             read_reply(last_reply, persona.language, world),
@@ -234,11 +236,12 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
             guidance.withheld_kinds,
             _material(persona),
             frozenset(f.answer for f in told),
+            frozenset(f.answer for f in own),
         )
         stance = guidance.stance or "neutral"
-        topics = _topics(persona, known)
+        topics = _topics(persona, story)
         slots = {"topic": topics[0] if rng.random() < 0.4 else rng.choice(topics)}
-        slots["person"] = _person(known)
+        slots["person"] = _person(story)
         ends = self._ending(speech, heard, guidance, stance, slots, persona)
         if ends is None:
             self._answer(speech, heard, guidance, stance, slots, persona)
@@ -342,7 +345,9 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
             pool = t["deflect_partial"] + t["deflect"] if trusting else t["deflect"]
             speech.add(speech.pick(pool, {**slots, "about": about}))
         elif heard.unknown:
-            word = heard.unknown[0][1]
+            q, word = heard.unknown[0]
+            if word.capitalize() in q.names or word in q.names:
+                word = word.capitalize()  # a name they asked about: "Naledi", not "the naledi"
             speech.add(
                 speech.pick(t["unknown"], {**slots, "word": word, "thing": _thing(word, persona)})
             )
@@ -577,21 +582,31 @@ LANGUAGE_NAMES: dict[str, str] = {
 }  # fmt: skip
 _NEGATIVE_ANSWER = word_set(
     "not no never closed gone died dead lost stopped without nobody nothing none left ended "
-    "quit can't cannot won't didn't don't isn't wasn't"
+    "quit can't cannot won't didn't don't isn't wasn't retired former formerly"
 )
 
 
 def _answer_opening(question, fact: Fact, speech: Speech) -> str:  # noqa: ANN001
-    """How a seeker starts an answer: a yes/no question with "Yes." or "No." (the fact says
-    which: a fact that closes, ends or denies what was asked is a no), others now and then with
-    "Well," or "Hm." as people do."""
-    if question.kind == "yesno":
+    """How a seeker starts an answer: a yes/no question with "Yes." or "No." when the fact
+    answers what was asked (it holds two of the question's content words, or all when it has
+    fewer; a fact that closes, ends or denies it is a no), others, and a yes/no question the
+    fact only touches, now and then with "Well," or "Hm." as people do ("Was the ring a gift to
+    yourself?" is not answered "Yes." by "The police said the ring is probably sold")."""
+    if question.kind == "yesno" and _settles(question, fact):
         words = set(speech.lang.words(fact.answer))
         asked = set(speech.lang.words(question.text))
         no = bool(words & _NEGATIVE_ANSWER) and not (asked & _NEGATIVE_ANSWER)
         return "No. " if no else "Yes. "
     roll = speech.rng.random()
     return "Well, " if roll < 0.08 else "Hm. " if roll < 0.14 else ""
+
+
+def _settles(question, fact: Fact) -> bool:  # noqa: ANN001
+    """Whether ``fact`` says what a yes/no question asks: it holds two of the question's content
+    words (or all of them when it has fewer), by lemma."""
+    asked = {t.lemma for t in question.content}
+    told = {t.lemma for t in tokens_of(fact.answer) if not t.closed}
+    return not asked or len(asked & told) >= min(2, len(asked))
 
 
 def _mid_sentence(text: str) -> str:

@@ -31,20 +31,30 @@ def test_replies_the_user_cannot_read_are_met_with_confusion(dev):
 @pytest.mark.slow
 def test_mistakes_said_in_other_words_are_corrected(dev):
     """A wrong name, relation, number, duration or feeling in any sentence shape (goal .70;
-    measured .79 on dev, .62 held out)."""
-    assert dev["mistake"] >= 0.7, dev
+    measured .87 on dev, .67 held out)."""
+    assert dev["mistake"] >= 0.8, dev
 
 
 @pytest.mark.slow
 def test_questions_hold_their_measured_level(dev):
-    """Measured: questions answered .55 on dev; a floor against regression, the goal is below."""
+    """Measured: questions answered .56 on dev; a floor against regression, the goal is below."""
     assert dev["question"] >= 0.5, dev
 
 
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="not met (issue 32): questions answered .55 on the dev probes (.58 held out); goal .70",
+    reason="not met (issue 32): questions answered .56 on the dev probes (.60 held out); goal .70",
 )
 def test_questions_meet_the_goal(dev):
     assert dev["question"] >= 0.7, dev
+
+
+@pytest.mark.slow
+def test_asked_who_they_are_they_say_it_and_a_wrong_age_is_set_right(dev):
+    """Written blind from the persona cards (``persona_probes.jsonl``). Measured on dev: age 14/15,
+    name 6/8, work 8/15, a wrong age 11/15, someone else's age never answered with their own 7/7
+    (before EMPA-v6: 0/15, 0/8, 1/15, 0/15 and 7/7)."""
+    assert dev["persona: ask_age"] >= 0.8 and dev["persona: ask_name"] >= 0.6, dev
+    assert dev["persona: ask_work"] >= 0.4 and dev["persona: wrong_age"] >= 0.6, dev
+    assert dev["persona: age_of_other"] == 1.0, dev

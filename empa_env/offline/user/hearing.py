@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -33,7 +33,7 @@ from empa_env.cases.schema import Fact, FactKind
 from empa_env.offline.guards import contempt_phrase, minimising_phrase
 from empa_env.offline.harm import contempt as contempt_in
 from empa_env.reading.acts import question_kind
-from empa_env.reading.lexicon import lexicon, meanings, parts_of_speech
+from empa_env.reading.lexicon import lemma, lexicon, meanings, parts_of_speech
 from empa_env.reading.reply import ReplyReading, SentenceReading, opposed_feelings
 from empa_env.reading.reply import read_reply as read_by_meaning
 from empa_env.reading.tokens import Token, sentences_of, tokens_of, word_set
@@ -86,6 +86,22 @@ class Question:
     #: The words of this question when its sentence asks two ("What's her name, and how long
     #: have you known her?"); empty: the whole sentence.
     tokens: tuple[Token, ...] = ()
+
+    @cached_property
+    def content(self) -> tuple[Token, ...]:
+        """The words that say what it asks about (read once, matched against every fact)."""
+        own = self.tokens or (self.sentence.tokens if self.sentence is not None else ())
+        return tuple(_content(own))
+
+    @cached_property
+    def content_vector(self) -> np.ndarray | None:
+        """The static encoder's vector of :attr:`content` (``None`` without content words)."""
+        own = " ".join(t.text for t in self.content)
+        if not own:
+            return None
+        from empa_env.offline.semantic.encoder import shared_encoder
+
+        return shared_encoder("static").encode([own])[0]
 
 
 @dataclass(frozen=True)
@@ -435,8 +451,7 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
     score = 0.0
     named = 0
     sentence = question.sentence
-    tokens = _content(question.tokens or (sentence.tokens if sentence is not None else ()))
-    for t in tokens:
+    for t in question.content:
         best = 0.0
         if t.lemma in index.lemmas or t.text in index.names:
             best = 1.0
@@ -479,12 +494,9 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
     if kind == "person" and index.subject and index.subject in (*question.names, *question.words):
         score += 0.5  # "Who is Kyle?": the line that says who Kyle is
     if index.vector is not None and sentence is not None:
-        own = " ".join(t.text for t in tokens)
-        if own:
-            from empa_env.offline.semantic.encoder import shared_encoder
-
-            cos = float(shared_encoder("static").encode([own])[0] @ index.vector)
-            score += max(0.0, cos - 0.2)
+        asked = question.content_vector
+        if asked is not None:
+            score += max(0.0, float(asked @ index.vector) - 0.2)
     return score if says_it else score * ANSWER_KIND_MISSING
 
 
@@ -518,19 +530,87 @@ def best_facts(
     facts: Sequence[Fact],
     prose: tuple[str, ...] = (),
     from_prose: frozenset[str] = frozenset(),
+    about_self: frozenset[str] = frozenset(),
 ) -> list[tuple[float, int]]:
     """``(score, index)`` of each fact for ``question``, best first (``prose``: the user's own
     material, which tells the facts in other words too; ``from_prose``: the answers of facts
-    made from that prose, which rank :data:`PROSE_BEHIND` behind)."""
-    scored = [
-        (
-            match(question, fact_index(f.about, f.answer, prose), f.kind)
-            - (PROSE_BEHIND if f.answer in from_prose else 0.0),
-            i,
-        )
-        for i, f in enumerate(facts)
-    ]
+    made from that prose, which rank :data:`PROSE_BEHIND` behind; ``about_self``: the answers
+    that say who the user is, name, age, work, which answer only a question about the user:
+    "How old is your son?" is not asking the user's age)."""
+    asked = {t.lemma for t in question.content} | {t.text for t in question.content}
+    scored = []
+    for i, f in enumerate(facts):
+        bonus = -PROSE_BEHIND if f.answer in from_prose else 0.0
+        if f.answer in about_self:
+            hits = _self_asked(question, f, asked)
+            if hits is None:
+                scored.append((0.0, i))
+                continue
+            bonus = SELF_ASKED if hits and question.kind not in _NOT_SELF_KINDS else 0.0
+        scored.append((match(question, fact_index(f.about, f.answer, prose), f.kind) + bonus, i))
     return sorted(scored, key=lambda x: (-x[0], x[1]))
+
+
+#: How far a fact that says who the user is (name, age, work) moves ahead for a question that
+#: asks it in its own words: first ("How old are you?" is not asking when their father died,
+#: however near "old" lies to "years ago").
+SELF_ASKED = 3.0
+
+
+#: Kinds of question a fact saying who the user is does not answer ("Who ...?", "When ...?" ask
+#: of their story).
+_NOT_SELF_KINDS = frozenset({"who", "when", "where", "why", "duration", "tried"})
+_YOU = word_set("you you're youre you'd you've you'll yourself u ya")
+
+
+def _self_asked(question: Question, fact: Fact, asked: set[str]) -> set[str] | None:
+    """The words by which a question asks what a fact about the user themself says ("how old",
+    "your name", "what you do for work"); ``None`` when it cannot be asking it: it speaks of
+    someone else, or only in words that ask something else there ("old" outside "how old":
+    "your old school"; "call" not said of them: "what did you call your dog")."""
+    if not _asks_them(question, fact):
+        return None
+    hits = asked & set(fact.about)
+    if hits == {"old"} and question.kind != "amount":
+        return None
+    if hits and hits <= {"call", "address"} and not _addressed_as(question):
+        return None
+    return hits
+
+
+def _asks_them(question: Question, fact: Fact) -> bool:
+    """Whether a question may ask what a fact about the user themself says: it speaks to them
+    ("you", or "your" before what the fact is about: "your name", "your job") and of no one else
+    ("How old is your son?", "how old your opponent was")."""
+    words = question.tokens or (question.sentence.tokens if question.sentence is not None else ())
+    texts = [t.text for t in words]
+    to_them = any(w in _YOU for w in texts) or any(
+        w in ("your", "ur") and nxt in fact.about for w, nxt in zip(texts, texts[1:], strict=False)
+    )
+    return to_them and not about_someone_else(question)
+
+
+def _addressed_as(question: Question) -> bool:
+    """ "What should I call you?", "How would you like me to address you?": the name they go by."""
+    words = question.tokens or (question.sentence.tokens if question.sentence is not None else ())
+    texts = [t.text for t in words]
+    pairs = zip(texts, texts[1:], strict=False)
+    return any(w in ("call", "address") and nxt in ("you", "u") for w, nxt in pairs)
+
+
+def about_someone_else(question: Question) -> bool:
+    """Whether a question asks about someone other than the user: a tie ("your son") or a third
+    person ("How old is he?"); not a word of address ("What do you do for work, bro?")."""
+    lex = lexicon()
+    sentence = question.sentence
+    words = question.tokens or (sentence.tokens if sentence is not None else ())
+    text = sentence.text if sentence is not None else ""
+    start = sentence.start if sentence is not None else 0
+    return any(
+        t.text in lex.third_person
+        or (lex.relation(t.text) and not text[: t.start - start].rstrip().endswith(","))
+        for t in words
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -594,9 +674,11 @@ def _noun_after(amount: str) -> str:
     return words[-1] if len(words) > 1 and not words[-1].isdigit() else ""
 
 
-def find_mistake(reading: Reading, known: Sequence[Fact]) -> Mistake | None:
+def find_mistake(
+    reading: Reading, known: Sequence[Fact], about_self: frozenset[str] = frozenset()
+) -> Mistake | None:
     """The first thing the reply gets wrong among true things, in any sentence (see
-    :class:`Mistake`)."""
+    :class:`Mistake`; ``about_self``: as for :func:`best_facts`)."""
     shared = reading.shared
     if shared is None:
         return None
@@ -609,7 +691,7 @@ def find_mistake(reading: Reading, known: Sequence[Fact]) -> Mistake | None:
     for s in shared.sentences:
         if not s.readable:
             continue
-        found = _doer_slip(s, people, known) or _mistake_in(s, people, known, shared)
+        found = _doer_slip(s, people, known) or _mistake_in(s, people, known, shared, about_self)
         if found is not None:
             return replace(found, sentence=s.text)
     return None
@@ -707,7 +789,9 @@ def _first_tie(text: str) -> str:
     return next((t.text for t in tokens_of(text) if lexicon().relation(t.text)), "")
 
 
-def _true_tie_fact(s: SentenceReading, said: str, known: Sequence[Fact]) -> Fact | None:
+def _true_tie_fact(
+    s: SentenceReading, said: str, known: Sequence[Fact], about_self: frozenset[str]
+) -> Fact | None:
     """The fact they may tell that best matches a sentence that gave them the wrong tie ("your
     sons called the meeting" where their daughters did): among those naming a tie of the same
     kind, the one nearest the sentence, when it reaches the answer bar."""
@@ -717,7 +801,9 @@ def _true_tie_fact(s: SentenceReading, said: str, known: Sequence[Fact]) -> Fact
     if not holders:
         return None
     q = Question(s.text, "who", tuple(t.lemma for t in _content(s.tokens)), (), s)
-    ranked = [(sc, i) for sc, i in best_facts(q, holders) if sc >= ANSWER_BAR]
+    ranked = [
+        (sc, i) for sc, i in best_facts(q, holders, about_self=about_self) if sc >= ANSWER_BAR
+    ]
     return holders[ranked[0][1]] if ranked else None
 
 
@@ -745,17 +831,122 @@ def _true_tie_word(said: str, texts: Sequence[str]) -> str:
     return ""
 
 
+#: What may stand between "you're" and an age ("You're only nineteen").
+_AGE_QUALIFIERS = word_set("only just nearly almost barely not still already")
+#: Verbs that say an age after "you" ("You turned forty", "you were twelve").
+_AGE_VERBS = word_set("are turned turn turning will be")
+
+
+#: What makes a number after "at" a time of day ("at 5 pm", "at seven in the morning", "at 6:30").
+_CLOCK = re.compile(r"\s*(?:in the (?:morning|afternoon|evening)|at night|o'?clock|[ap]\.?m\b|:\d)")
+
+
+def _after(text: str, said: str) -> str:
+    """The text after the first ``said`` in ``text`` (case aside)."""
+    at = text.lower().find(said.lower())
+    return text[at + len(said) :] if at >= 0 else ""
+
+
+def _past(words: Sequence[str]) -> bool:
+    """Words that tell of a time gone ("you were", "you moved"), not of now ("you've earned")."""
+    if any(w in ("were", "was", "had", "did", "used") for w in words):
+        return True
+    return any(w.endswith("ed") for w in words) and not any(
+        w in ("you've", "have", "has") for w in words
+    )
+
+
+#: The decades of a life as people say them ("in your thirties"), with their first year.
+_DECADES = {
+    "teens": 13, "twenties": 20, "thirties": 30, "forties": 40, "fifties": 50, "sixties": 60,
+    "seventies": 70, "eighties": 80, "nineties": 90,
+}  # fmt: skip
+
+
+def _age_claimed(s: SentenceReading) -> tuple[str, float, float] | None:
+    """The age a sentence tells the listener they are, as (the words, lowest, highest): "You're
+    twenty-four", "you are only 19", "you turned forty", "at 58 you're more than able", "in your
+    early thirties", "as a 31-year-old" (not "you were twelve" or "at fifteen you left": an age
+    they had)."""
+    toks = s.tokens
+    texts = [t.text for t in toks]
+    to_them = any(w in _YOU or w in ("your", "ur") for w in texts)
+    for k, t in enumerate(toks):
+        if t.text in ("your", "ur") and to_them:
+            decade = _decade_after(texts, k + 1)
+            if decade is not None:
+                return decade
+        # "At 58 you're more than able", "at thirty-eight you'd think", "Being twenty-nine and",
+        # "as a thirty-one-year-old"
+        framed = (t.text == "at" and to_them) or (t.text == "being" and k == 0 and to_them)
+        as_a = t.text == "as" and k + 1 < len(toks) and toks[k + 1].text == "a"
+        if t.text not in ("you're", "you", "youre", "ur") and not framed and not as_a:
+            continue
+        j = k + 2 if as_a else k + 1
+        if t.text == "you":
+            if j >= len(toks) or toks[j].text not in _AGE_VERBS:
+                continue
+            j += 1
+            if toks[j - 1].text == "will" and j < len(toks) and toks[j].text == "be":
+                j += 1
+        while j < len(toks) and toks[j].text in _AGE_QUALIFIERS:
+            j += 1
+        if j >= len(toks) or not (toks[j].text.isdigit() or toks[j].text in lexicon().numbers):
+            continue
+        found = amounts_in(toks[j:], s.text, s.start)
+        if not found or toks[j].text in ("a", "an", "one", "half"):
+            continue
+        a = found[0]
+        rest = [x.text for x in toks[j:]]
+        old = "old" in rest[1:5]
+        if as_a:
+            if old and to_them and 10 <= a.value <= 110:
+                said = re.sub(r"[- ]years?$", "", a.text)
+                return said, a.value, a.value
+            continue
+        if framed and (
+            a.unit is not None or _CLOCK.match(_after(s.text, a.text)) or old or _past(rest[1:5])
+        ):
+            continue  # "at 5 pm", "at two years old", "at fifteen you were": not their age now
+        if (a.unit is None or (a.unit == "year" and old)) and 10 <= a.value <= 110:
+            return a.text, a.value, a.value
+    return None
+
+
+def _decade_after(words: Sequence[str], j: int) -> tuple[str, float, float] | None:
+    """ "thirties", "early forties", "mid-fifties", "late teens" at ``j``: the words and the
+    years they span."""
+    part = words[j] if j < len(words) else ""
+    if part in ("early", "mid", "late") and j + 1 < len(words):
+        decade = words[j + 1]
+    else:
+        decade, part = part, ""
+    if decade not in _DECADES:
+        return None
+    first = _DECADES[decade]
+    last = 19 if decade == "teens" else first + 9
+    lo, hi = {"early": (first, first + 3), "mid": (first + 3, first + 6),
+              "late": (last - 3, last)}.get(part, (first, last))  # fmt: skip
+    return (f"{part}-{decade}" if part == "mid" else f"{part} {decade}").strip(), lo, hi
+
+
 def _mistake_in(
     s: SentenceReading, people: dict[str, tuple[str, Fact]], known: Sequence[Fact],
-    shared: ReplyReading,
+    shared: ReplyReading, about_self: frozenset[str] = frozenset(),
 ) -> Mistake | None:  # fmt: skip
-    """A name, relation, feeling or number of one sentence that is not the one the user gave."""
+    """A name, relation, feeling, age or number of one sentence that is not the one the user
+    gave."""
     lex = lexicon()
     words = s.words
-    # a name misspelt or mixed up: "Emir" for Emre
+    # a name misspelt or mixed up: "Emir" for Emre; a name of their story as well as of the
+    # people they may tell of ("Aunty Mary" for their Aunty Mere)
+    story_names = {n: None for n in shared.world.names if n not in people}
     for t in s.tokens:
-        if t.capital and _name_of(t) not in people and t is not s.tokens[0] and len(t.text) > 2:
-            for name, (_, f) in people.items():
+        if (
+            t.capital and _name_of(t) not in people and _name_of(t) not in story_names
+            and t is not s.tokens[0] and len(t.text) > 2
+        ):  # fmt: skip
+            for name, f in [*((n, f) for n, (_, f) in people.items()), *story_names.items()]:
                 if _edit_close(t.text, name):
                     return Mistake("name", t.text.capitalize(), name.capitalize(), f)
     # a relation given to a person the user gave another ("your sister Emre")
@@ -765,7 +956,7 @@ def _mistake_in(
             if named:
                 fact: Fact | None = people[named[0]][1]
             else:
-                fact = _true_tie_fact(s, m.said, known) or next(
+                fact = _true_tie_fact(s, m.said, known, about_self) or next(
                     (f for n, (r, f) in people.items() if r and r == m.truth), None
                 )
             if fact is None:
@@ -787,7 +978,9 @@ def _mistake_in(
         if rel in lex.relation_groups["partner"] and _PARTNERED & shared.world.vocabulary:
             continue
         q = Question(s.text, "who", tuple(t.lemma for t in _content(s.tokens)), (), s)
-        ranked = [(sc, i) for sc, i in best_facts(q, known) if sc >= ANSWER_BAR]
+        ranked = [
+            (sc, i) for sc, i in best_facts(q, known, about_self=about_self) if sc >= ANSWER_BAR
+        ]
         if ranked:
             fact = known[ranked[0][1]]
             idx = fact_index(fact.about, fact.answer)
@@ -795,6 +988,16 @@ def _mistake_in(
                 # the tie the fact gives, to name when the fact itself is not theirs to tell yet
                 tie = _first_tie(fact.answer)
                 return Mistake("relation", w, f"my {tie}" if tie else "", fact)
+    # their age, said wrong to them ("You're twenty-four" to someone of twenty-seven)
+    claimed = _age_claimed(s)
+    age_fact = next((f for f in known if f.answer in about_self and "age" in f.about), None)
+    if claimed is not None and age_fact is not None:
+        true = amounts_in(tokens_of(age_fact.answer))
+        said, lowest, highest = claimed
+        if true and not lowest <= true[0].value <= highest:
+            return Mistake("amount", said, age_fact.answer.rstrip("."), age_fact)
+        if true:
+            return None  # said right: no other number of the sentence is checked against facts
     # a number or duration that is not the one the user gave
     for a in s.amounts:
         if a.unit is None and _time_of_day(s.text, a.text):
@@ -804,7 +1007,7 @@ def _mistake_in(
         # ("your dad's unveiling is in five weeks" is near both "he died eighteen months ago"
         # and "the unveiling is in five weeks")
         slip: Mistake | None = None
-        for score, i in best_facts(q, known)[:2]:  # noqa: B007
+        for score, i in best_facts(q, known, about_self=about_self)[:2]:  # noqa: B007
             if score < ANSWER_BAR:
                 break
             idx = fact_index(known[i].about, known[i].answer)
@@ -967,6 +1170,13 @@ def unfounded_claim(sentence: SentenceReading | None, world: UserWorld) -> str:
     return ""
 
 
+def _asked_of(word: str, facts: Sequence[Fact]) -> bool:
+    """Whether ``word`` (or its lemma) is one of the words a question names to ask for one of
+    ``facts`` (their ``about``)."""
+    lem = lemma(word)
+    return any(word in f.about or lem in f.about for f in facts)
+
+
 def _gives(question: Question, fact: Fact) -> bool:
     """Whether a fact holds the kind of thing the question asks for."""
     idx = fact_index(fact.about, fact.answer)
@@ -987,9 +1197,11 @@ def hear(
     hidden_kinds: Sequence[FactKind] = (),
     material: Sequence[str] = (),
     from_prose: frozenset[str] = frozenset(),
+    about_self: frozenset[str] = frozenset(),
 ) -> Heard:
     """Take ``reading`` against what the user knows (see the module docstring); ``from_prose``:
-    the answers of the facts of ``known`` made from the user's prose (see :func:`best_facts`)."""
+    the answers of the facts of ``known`` made from the user's prose, ``about_self``: those that
+    say who the user is (see :func:`best_facts`)."""
     if reading.empty or reading.unreadable:
         return Heard(reading)
     shared = reading.shared
@@ -1007,16 +1219,18 @@ def hear(
     ]  # fmt: skip
     prose = tuple(material)
     claimed = ""
-    mistake = find_mistake(reading, known)
+    mistake = find_mistake(reading, known, about_self)
     for q in reading.questions:
         if mistake is not None and q.text == mistake.sentence:
             continue  # "So Kyle trained you?" is set right, not answered
         if shared is not None and q.kind in ("yesno", "open") and not claimed:
             # "So you're sad because your horse died?": a check of a story the user never told
             claimed = unfounded_claim(q.sentence, shared.world)
+            if claimed and _asked_of(claimed, known):
+                claimed = ""  # "Do you work at the moment?": what a fact of theirs is about
             if claimed:
                 continue
-        ranked = best_facts(q, known, prose, from_prose)
+        ranked = best_facts(q, known, prose, from_prose, about_self)
         best_known = ranked[0] if ranked else (0.0, -1)
         # a held-back fact is known only by its subject words
         held = sorted(
@@ -1078,7 +1292,7 @@ def hear(
         s = next((x for x in shared.sentences if x.text == reading.suggestion), None)
         if s is not None:
             q = Question(s.text, "tried", tuple(t.lemma for t in _content(s.tokens)), (), s)
-            for score, i in best_facts(q, known):
+            for score, i in best_facts(q, known, about_self=about_self):
                 if score >= ANSWER_BAR and known[i].kind == "tried":
                     tried = known[i]
                     break

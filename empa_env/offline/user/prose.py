@@ -134,4 +134,46 @@ def _facts(lines: tuple[str, ...]) -> tuple[Fact, ...]:
     return tuple(out)
 
 
-__all__ = ["first_person", "story_facts", "story_lines"]
+#: Words a question uses to ask who the user is: their name, their age, their work.
+_NAME_WORDS = ("name", "call", "address")
+_AGE_WORDS = ("age", "old", "birthday")
+_WORK_WORDS = (
+    "work",
+    "working",
+    "job",
+    "living",
+    "occupation",
+    "career",
+    "profession",
+    "employed",
+    "do",
+)
+
+
+def persona_facts(persona: ActorPersona) -> tuple[Fact, ...]:
+    """What the user knows of themself before any story: their name, their age and what they do
+    (the persona card's social persona up to its first comma or semicolon, in their voice: "Junior
+    auditor at a mid-size firm in Rosebank."). A user asked "How old are you?" says it; one told
+    "You're twenty-four" when they are twenty-seven sets it right (made once per case)."""
+    p = persona.persona
+    return _persona_facts(p.name, p.age, p.gender, p.social_persona)
+
+
+@lru_cache(maxsize=512)
+def _persona_facts(name: str, age: int, gender: str, social_persona: str) -> tuple[Fact, ...]:
+    from empa_env.cases.schema import Fact
+
+    role = re.split(r"[,;]", social_persona, maxsplit=1)[0].strip().rstrip(".")
+    facts = [
+        Fact(kind="event", about=_NAME_WORDS, answer=f"I'm {name}."),
+        Fact(kind="event", about=_AGE_WORDS, answer=f"I'm {age}."),
+    ]
+    if role:
+        line = first_person(role, name, gender)
+        if line.split()[0].lower() == "the":  # "The widow on the third floor ..."
+            line = f"I'm t{line[1:]}"
+        facts.append(Fact(kind="event", about=_WORK_WORDS, answer=f"{line[0].upper()}{line[1:]}."))
+    return tuple(facts)
+
+
+__all__ = ["first_person", "persona_facts", "story_facts", "story_lines"]
