@@ -75,6 +75,7 @@ def test_the_right_age_or_an_age_they_had_is_not_corrected(env):
         "When you were twelve, did your family move a lot?",
         "At fifteen you were already working nights, weren't you?",
         "Call me at 5 pm if you want to talk it through.",
+        "You're not 50 yet, so there's time to find your feet.",
     ):
         answer = said_to(env, "empa30-003", past)
         assert "49" not in answer, (past, answer)

@@ -831,9 +831,11 @@ def _true_tie_word(said: str, texts: Sequence[str]) -> str:
     return ""
 
 
-#: What may stand between "you're" and an age ("You're only nineteen").
-_AGE_QUALIFIERS = word_set("only just nearly almost barely not still already")
-#: Verbs that say an age after "you" ("You turned forty", "you were twelve").
+#: What may stand between "you're" and an age ("You're only nineteen"; not "not": "you're not
+#: thirty yet" claims no age).
+_AGE_QUALIFIERS = word_set("only just nearly almost barely still")
+#: Verbs that say an age after "you" ("you are 19", "You turned forty", "you will be sixty"; not
+#: "you were twelve", an age they had).
 _AGE_VERBS = word_set("are turned turn turning will be")
 
 
