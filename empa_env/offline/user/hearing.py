@@ -608,9 +608,17 @@ def about_someone_else(question: Question) -> bool:
     start = sentence.start if sentence is not None else 0
     return any(
         t.text in lex.third_person
-        or (lex.relation(t.text) and not text[: t.start - start].rstrip().endswith(","))
+        or (lex.relation(t.text) and not _after_comma(text, t.start - start))
         for t in words
     )
+
+
+def _after_comma(text: str, at: int) -> bool:
+    """Whether the last character before ``at`` that is not a space is a comma."""
+    j = min(at, len(text)) - 1
+    while j >= 0 and text[j].isspace():
+        j -= 1
+    return j >= 0 and text[j] == ","
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1001,15 +1009,18 @@ def _mistake_in(
         if true:
             return None  # said right: no other number of the sentence is checked against facts
     # a number or duration that is not the one the user gave
+    nearest: list[tuple[float, int]] | None = None  # the sentence's, found once for all its numbers
     for a in s.amounts:
         if a.unit is None and _time_of_day(s.text, a.text):
             continue
-        q = Question(s.text, "what", tuple(t.lemma for t in _content(s.tokens)), (), s)
+        if nearest is None:
+            q = Question(s.text, "what", tuple(t.lemma for t in _content(s.tokens)), (), s)
+            nearest = best_facts(q, known, about_self=about_self)[:2]
         # the two facts nearest the sentence: a slip only when neither holds the amount said
         # ("your dad's unveiling is in five weeks" is near both "he died eighteen months ago"
         # and "the unveiling is in five weeks")
         slip: Mistake | None = None
-        for score, i in best_facts(q, known, about_self=about_self)[:2]:  # noqa: B007
+        for score, i in nearest:  # noqa: B007
             if score < ANSWER_BAR:
                 break
             idx = fact_index(known[i].about, known[i].answer)
