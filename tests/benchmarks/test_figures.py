@@ -53,7 +53,10 @@ def drawn(run) -> dict[str, Figure]:
     finally:
         B.render_figures = original
     names = [f.name for s in sections for f in s.figures]
-    figures = {name: draw() for name, draw in zip(names, captured, strict=True)}
+    # every figure stays open for the module's tests (closed below): more than matplotlib's
+    # 20-figure notice, by design
+    with plt.rc_context({"figure.max_open_warning": 0}):
+        figures = {name: draw() for name, draw in zip(names, captured, strict=True)}
     yield figures
     for fig in figures.values():
         plt.close(fig)
