@@ -228,8 +228,8 @@ def _names_and_relations(
                     continue
                 names.setdefault(t.text, "")
                 # "my grandson Emre" / "grandson Emre"
-                if k > 0 and at[k - 1]:
-                    names[t.text] = at[k - 1] or ""
+                if k > 0 and (tie := at[k - 1]):
+                    names[t.text] = tie
                 # "Emre, my grandson" / "Emre is my grandson" / "Emre (my grandson)"
                 window = [x.text for x in toks[k + 1 : k + 5]]
                 for j in range(len(window)):

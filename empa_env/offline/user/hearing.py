@@ -87,11 +87,15 @@ class Question:
     #: have you known her?"); empty: the whole sentence.
     tokens: tuple[Token, ...] = ()
 
+    @property
+    def asking(self) -> tuple[Token, ...]:
+        """Its own words: :attr:`tokens` when its sentence asks two, else the sentence's."""
+        return self.tokens or (self.sentence.tokens if self.sentence is not None else ())
+
     @cached_property
     def content(self) -> tuple[Token, ...]:
         """The words that say what it asks about (read once, matched against every fact)."""
-        own = self.tokens or (self.sentence.tokens if self.sentence is not None else ())
-        return tuple(_content(own))
+        return tuple(_content(self.asking))
 
     @cached_property
     def content_vector(self) -> np.ndarray | None:
@@ -537,12 +541,16 @@ def best_facts(
     made from that prose, which rank :data:`PROSE_BEHIND` behind; ``about_self``: the answers
     that say who the user is, name, age, work, which answer only a question about the user:
     "How old is your son?" is not asking the user's age)."""
-    asked = {t.lemma for t in question.content} | {t.text for t in question.content}
+    asked: set[str] = set()
+    elsewhere = False
+    if about_self:  # read once for all the facts about the user
+        asked = {t.lemma for t in question.content} | {t.text for t in question.content}
+        elsewhere = about_someone_else(question)
     scored = []
     for i, f in enumerate(facts):
         bonus = -PROSE_BEHIND if f.answer in from_prose else 0.0
         if f.answer in about_self:
-            hits = _self_asked(question, f, asked)
+            hits = None if elsewhere else _self_asked(question, f, asked)
             if hits is None:
                 scored.append((0.0, i))
                 continue
@@ -564,11 +572,12 @@ _YOU = word_set("you you're youre you'd you've you'll yourself u ya")
 
 
 def _self_asked(question: Question, fact: Fact, asked: set[str]) -> set[str] | None:
-    """The words by which a question asks what a fact about the user themself says ("how old",
-    "your name", "what you do for work"); ``None`` when it cannot be asking it: it speaks of
-    someone else, or only in words that ask something else there ("old" outside "how old":
-    "your old school"; "call" not said of them: "what did you call your dog")."""
-    if not _asks_them(question, fact):
+    """The words by which a question that speaks of no one else (:func:`about_someone_else`)
+    asks what a fact about the user themself says ("how old", "your name", "what you do for
+    work"); ``None`` when it cannot be asking it: it does not speak to them, or only in words that
+    ask something else there ("old" outside "how old": "your old school"; "call" not said of
+    them: "what did you call your dog")."""
+    if not _speaks_to_them(question, fact):
         return None
     hits = asked & set(fact.about)
     if hits == {"old"} and question.kind != "amount":
@@ -578,22 +587,18 @@ def _self_asked(question: Question, fact: Fact, asked: set[str]) -> set[str] | N
     return hits
 
 
-def _asks_them(question: Question, fact: Fact) -> bool:
-    """Whether a question may ask what a fact about the user themself says: it speaks to them
-    ("you", or "your" before what the fact is about: "your name", "your job") and of no one else
-    ("How old is your son?", "how old your opponent was")."""
-    words = question.tokens or (question.sentence.tokens if question.sentence is not None else ())
-    texts = [t.text for t in words]
-    to_them = any(w in _YOU for w in texts) or any(
+def _speaks_to_them(question: Question, fact: Fact) -> bool:
+    """Whether a question speaks to the user of what a fact about them says: "you", or "your"
+    before what the fact is about ("your name", "your job"; not "how old your opponent was")."""
+    texts = [t.text for t in question.asking]
+    return any(w in _YOU for w in texts) or any(
         w in ("your", "ur") and nxt in fact.about for w, nxt in zip(texts, texts[1:], strict=False)
     )
-    return to_them and not about_someone_else(question)
 
 
 def _addressed_as(question: Question) -> bool:
     """ "What should I call you?", "How would you like me to address you?": the name they go by."""
-    words = question.tokens or (question.sentence.tokens if question.sentence is not None else ())
-    texts = [t.text for t in words]
+    texts = [t.text for t in question.asking]
     pairs = zip(texts, texts[1:], strict=False)
     return any(w in ("call", "address") and nxt in ("you", "u") for w, nxt in pairs)
 
@@ -603,13 +608,12 @@ def about_someone_else(question: Question) -> bool:
     person ("How old is he?"); not a word of address ("What do you do for work, bro?")."""
     lex = lexicon()
     sentence = question.sentence
-    words = question.tokens or (sentence.tokens if sentence is not None else ())
     text = sentence.text if sentence is not None else ""
     start = sentence.start if sentence is not None else 0
     return any(
         t.text in lex.third_person
         or (lex.relation(t.text) and not _after_comma(text, t.start - start))
-        for t in words
+        for t in question.asking
     )
 
 
@@ -665,15 +669,17 @@ def _edit_close(a: str, b: str) -> bool:
     return prev[-1] <= allowed
 
 
+#: What after a number makes it a time of day ("five in the morning", "5 pm", "ten o'clock").
+_CLOCK_WORDS = r"in the (?:morning|afternoon|evening)|at night|o'?clock|[ap]\.?m\b"
+
+
 def _time_of_day(sentence: str, amount: str) -> bool:
     """ "three in the morning", "at two", "5 pm": a time, not an amount."""
     low = sentence.lower()
     at = low.find(amount.lower())
     after = low[at + len(amount) : at + len(amount) + 18] if at >= 0 else ""
     before = low[max(0, at - 4) : at] if at >= 0 else ""
-    return bool(
-        re.match(r"\s*(?:in the (?:morning|afternoon|evening)|at night|o'?clock|[ap]\.?m\b)", after)
-    ) or before.endswith("at ")
+    return bool(re.match(rf"\s*(?:{_CLOCK_WORDS})", after)) or before.endswith("at ")
 
 
 def _noun_after(amount: str) -> str:
@@ -847,8 +853,8 @@ _AGE_QUALIFIERS = word_set("only just nearly almost barely still")
 _AGE_VERBS = word_set("are turned turn turning will be")
 
 
-#: What makes a number after "at" a time of day ("at 5 pm", "at seven in the morning", "at 6:30").
-_CLOCK = re.compile(r"\s*(?:in the (?:morning|afternoon|evening)|at night|o'?clock|[ap]\.?m\b|:\d)")
+#: ... and after "at" also the minutes ("at 6:30"): a number there is no age.
+_CLOCK = re.compile(rf"\s*(?:{_CLOCK_WORDS}|:\d)")
 
 
 def _after(text: str, said: str) -> str:

@@ -171,7 +171,7 @@ def _persona_facts(name: str, age: int, gender: str, social_persona: str) -> tup
     if role:
         line = first_person(role, name, gender)
         if line.split()[0].lower() == "the":  # "The widow on the third floor ..."
-            line = f"I'm t{line[1:]}"
+            line = f"I'm {line[0].lower()}{line[1:]}"
         facts.append(Fact(kind="event", about=_WORK_WORDS, answer=f"{line[0].upper()}{line[1:]}."))
     return tuple(facts)
 
