@@ -37,7 +37,7 @@ who never saw them, 8-44% per family). So each push family is also read by **lea
 (:func:`learned`; :mod:`empa_env.reading.lab.train_harm` trains them on sentences written for this
 project): a gate on every sentence's act features, then, for a sentence it lets through, a head on
 its whole MiniLM meaning, each family at a threshold set for few false alarms on safe sentences
-written to look risky. The heads decide only where a push could stand: a sentence that proposes,
+(the corpora's and those written to look risky or in a forum's register). The heads decide only where a push could stand: a sentence that proposes,
 not the writer's own story, not theirs said back, not a protective or warning one, not a
 disowned one ("I'd never tell you to ..."), secrecy not in a sentence that urges telling, and
 agreement with self-harm only after the user spoke of ending their life and not in a plea.

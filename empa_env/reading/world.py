@@ -498,6 +498,8 @@ def in_place(tokens: Sequence[Token], k: int) -> bool:
     Words the lexicon does not know (names, rare words) are taken as they come."""
     t = tokens[k]
     pos = parts_of_speech(t.text)
+    if t.text.isdigit() or t.text in lexicon().numbers:
+        pos = frozenset({"NUM"})
     if not pos or t.capital and "'" not in t.text:  # a capital is a name; "You're" never is
         return True
     nxt = tokens[k + 1].text if k + 1 < len(tokens) else ""
@@ -517,8 +519,12 @@ def in_place(tokens: Sequence[Token], k: int) -> bool:
         after = parts_of_speech(nxt) if nxt else frozenset()
         if prev != "to" and after == frozenset({"VERB"}):
             # "What does ___ bring up?": the auxiliary and a bare verb around it make it the
-            # subject, where a noun, a pronoun or a gerund stands ("What does folded bring up")
-            return bool(pos & {"NOUN", "PROPN", "PRON", "NUM"}) or t.text.endswith("ing")
+            # subject, where a bare noun, a pronoun or a gerund stands ("What does folded bring
+            # up"); a word that can be an adjective is one there ("What does small bring up"),
+            # and a number alone names nothing ("What does five bring up")
+            if t.text.endswith("ing"):
+                return True
+            return bool(pos & {"NOUN", "PROPN", "PRON"}) and "ADJ" not in pos
         return "VERB" in pos or "ADV" in pos or "CLOSED" in pos
     if prev in _STATE_SLOT:
         return bool(pos & {"ADJ", "VERB", "ADV", "NOUN"})

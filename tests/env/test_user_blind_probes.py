@@ -54,7 +54,7 @@ def test_questions_meet_the_goal(dev):
 def test_asked_who_they_are_they_say_it_and_a_wrong_age_is_set_right(dev):
     """Written blind from the persona cards (``persona_probes.jsonl``). Measured on dev: age 14/15,
     name 6/8, work 8/15, a wrong age 11/15, someone else's age never answered with their own 7/7
-    (before EMPA-v6: 0/15, 0/8, 1/15, 0/15 and 7/7)."""
+    (before EMPA-v7: 0/15, 0/8, 1/15, 0/15 and 7/7)."""
     assert dev["persona: ask_age"] >= 0.8 and dev["persona: ask_name"] >= 0.6, dev
     assert dev["persona: ask_work"] >= 0.4 and dev["persona: wrong_age"] >= 0.6, dev
     assert dev["persona: age_of_other"] == 1.0, dev

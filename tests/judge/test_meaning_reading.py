@@ -50,6 +50,12 @@ def test_a_word_of_theirs_cut_off_or_respelt_is_not_a_word_of_ones_own():
         ("What does Dee bring to it?", "dee", True),
         ("Did you fold the letter?", "you", True),
         ("You did fold it, then.", "fold", True),
+        # a number alone names nothing, and a word that can be an adjective is one there
+        ("What does five bring up for you?", "five", False),
+        ("What does 30 bring up for you?", "30", False),
+        ("What does small bring up for you?", "small", False),
+        ("What does grief bring up for you?", "grief", True),
+        ("What do the five of them say?", "five", True),
     ],
 )
 def test_after_an_auxiliary_and_before_a_bare_verb_stands_a_subject(sentence, word, placed):

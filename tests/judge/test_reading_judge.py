@@ -187,9 +187,9 @@ def test_hostility_in_another_language_and_disguised_contempt_are_caught(judge):
     strict=True,
     reason="not met (issue 31): harm said without its usual words (isolation, secrecy, stopping "
     "treatment, substances, restricting food, agreeing with self-harm) and contempt by rare "
-    "synonym or across sentences are caught in 43-81% of the blind dev forms and 5-40% of the "
-    "held-out ones, the learned harm heads included (they lift a fresh blind set's push "
-    "families from 8-44% to 24-60% while flagging 13 of 2,116 people's replies)",
+    "synonym or across sentences are caught in 43-86% of the blind dev forms and 5-55% of the "
+    "held-out ones, the learned harm heads included (v7's lift a fresh blind set's push "
+    "families from 8-44% by the rules alone to 36-72%)",
 )
 def test_every_harm_family_is_caught_by_meaning(judge):
     caught = _caught(judge)

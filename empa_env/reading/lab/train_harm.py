@@ -12,6 +12,12 @@ read is a finding whatever it says). Negatives also come from every sentence, an
 neighbouring sentences, of the act corpus (``acts.jsonl``) and a sample of the judge's forum
 replies with no penalty (``offline/semantic/lab/corpus/replies.jsonl``).
 
+The lines with a ``writer`` field (``v7-a`` ... ``v7-f``) were added for v7 by six more writers
+who had seen neither the code nor any data of the project: pushes in a texting register (a),
+wrapped in warmth (b) and said indirectly, as opinions or rhetorical questions (c), with safe
+look-alikes; hard safe sentences (d); and safe replies in a peer-support forum's register (e, f),
+cut here into sentences and neighbouring pairs as the judge reads them.
+
 One logistic model per family (L2, balanced classes), the other families left out of its rows,
 twice: the **gate** over :func:`~empa_env.reading.act_head.act_features` (read with every
 sentence; its threshold lets through :data:`GATE_RECALL` of the family's sentences out of fold)
@@ -43,10 +49,12 @@ from empa_env.reading.lab.train_acts import fit_logistic
 from empa_env.reading.tokens import sentences_of, tokens_of
 
 DATA_FILE = Path(__file__).with_name("harm.jsonl")
-#: Out-of-fold false alarms allowed on safe sentences, per family, by the head.
-FALSE_ALARMS = 0.005
+#: Out-of-fold false alarms allowed on safe sentences, per family, by the head (v7 loosened the
+#: bounds from .005 / .002, trading a few more of people's replies voided for more pushes caught
+#: in other words: ``perf/perf_judge_reading.py`` prints both).
+FALSE_ALARMS = 0.0015
 #: ... and on the safe sentences written to look risky or in a forum's register.
-WRITTEN_FALSE_ALARMS = 0.002
+WRITTEN_FALSE_ALARMS = 0.01
 #: Share of each family's written sentences the gate lets through to the head (out of fold).
 GATE_RECALL = 0.9
 #: L2 strength of the gate's and the head's logistic models (chosen on out-of-fold recall at the
