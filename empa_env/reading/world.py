@@ -492,13 +492,15 @@ def in_place(tokens: Sequence[Token], k: int) -> bool:
     """Whether the word at ``k`` stands where its part of speech can stand: a noun slot (after a
     determiner, a possessive or a preposition) takes a noun, an adjective or a gerund; a verb
     slot (after "to" or an auxiliary) a verb, unless a bare verb follows it (then it is the
-    subject of a question: "What does ___ bring up?"); a state slot ("so", "feel") an adjective or a
+    subject of a question, "What does ___ bring up?", where a word that can be an adjective or a
+    number alone is out of place); a state slot ("so", "feel") an adjective or a
     participle; a subject slot (before "keeps", "would", "is") a noun, a pronoun or a gerund;
     an adjective in a noun slot must open a noun phrase ("think about sad?" is out of place).
     Words the lexicon does not know (names, rare words) are taken as they come."""
     t = tokens[k]
+    lex = lexicon()
     pos = parts_of_speech(t.text)
-    if t.text.isdigit() or t.text in lexicon().numbers:
+    if t.text.isdigit() or t.text in lex.numbers:
         pos = frozenset({"NUM"})
     if not pos or t.capital and "'" not in t.text:  # a capital is a name; "You're" never is
         return True
@@ -508,7 +510,6 @@ def in_place(tokens: Sequence[Token], k: int) -> bool:
     if k == 0:
         return True
     prev = tokens[k - 1].text
-    lex = lexicon()
     if prev in _NOUN_SLOT or prev in lex.prepositions:
         if pos & {"NOUN", "PROPN", "NUM"} or t.text.endswith("ing"):
             return True
