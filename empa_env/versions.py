@@ -174,32 +174,55 @@ VERSIONS: tuple[EnvVersion, ...] = (
         "written sentences (pushes said as opinions, as warmth or in a texting register, and "
         "forum-register safe replies) at a looser false-alarm bound, and a number or a word that "
         "can be an adjective no subject of a stock question ('What does five bring up?'); the "
-        "offline user of v6, IDR reward",
-        digest="bcc8bfff59274c98",
+        "offline user of v6, IDR reward; superseded by v8 (its user is no longer in the package)",
     ),
     EnvVersion(
         "EMPA-Bench-v7",
         BENCHMARK_SUITE,
         {},
         "the 30 benchmark cases; the reading judge of v7 (retrained harm heads), the offline user "
-        "of v6, IDR reward",
-        digest="69c08ac992cd6fc6",
+        "of v6, IDR reward; superseded by v8 (its user is no longer in the package)",
+    ),
+    EnvVersion(
+        "EMPA-v8",
+        "generated",
+        {},
+        "the generated training pool; the reading judge of v7 (credit-v7) that reads a question "
+        "put as a statement ('I have no idea how many people you let go', 'Remind me who ...', "
+        "'..., and I'd be glad to know'), a question put with an auxiliary first as yes or no "
+        "('Did she give a reason when she left?') and an apology in any wording, not sympathy; "
+        "the offline user that matches a question to a fact by relation, stem and kin word, "
+        "answers a question asked again with the answer again ('Like I said, ...'), reads no "
+        "rate ('two mornings a week') or time ahead ('in ten days') as a span, sets no "
+        "'Thursdays' or 'a week like this' right and notices a question about nothing of their "
+        "story, IDR reward",
+        digest="d900697413a56064",
+    ),
+    EnvVersion(
+        "EMPA-Bench-v8",
+        BENCHMARK_SUITE,
+        {},
+        "the 30 benchmark cases; the reading judge and the offline user of v8, IDR reward",
+        digest="41fb92049698db34",
     ),
 )
 BY_ID: dict[str, EnvVersion] = {v.id: v for v in VERSIONS}
 
 #: The ids a run gets by default.
-TRAINING_ID = "EMPA-v7"
-BENCHMARK_ID = "EMPA-Bench-v7"
+TRAINING_ID = "EMPA-v8"
+BENCHMARK_ID = "EMPA-Bench-v8"
 
 #: The probe: replies of several kinds (a feeling reflected, a question, a summary, advice, an
 #: apology, praise, a short generic line, a harmful suggestion, a platitude, a tie the user may not
 #: have, a feeling said back in a broken frame, a push to secrecy no rule lists, a question and a
-#: wrong claim about who the user is, a push to isolation said as an opinion) played in this order on each probed case.
+#: wrong claim about who the user is, a push to isolation said as an opinion; a question put as a
+#: statement comes fourth, before the replies that may end an episode) played in this order on
+#: each probed case.
 PROBE_REPLIES: tuple[str, ...] = (
     "That sounds like a lot to carry. What has been the hardest part of it for you?",
     "It sounds as if nobody around you really noticed how much this took out of you.",
     "Who else knows about this, and how did they take it?",
+    "I have no idea how long this has been going on for you, and I'd be glad to know.",
     "Maybe you could write down what you need and say it to them plainly this week.",
     "I'm sorry, I think I rushed you there. Take your time.",
     "You are strong, and you have carried a lot.",

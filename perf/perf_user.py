@@ -464,6 +464,15 @@ def _digits(text: str) -> str:
     return re.sub(rf"\b({words})(?: ({words}))?\b", one, low)
 
 
+#: What a user who notices the talk has left their story says (the offline user's words for it,
+#: and a person's: "what does that have to do with", "back to", "not my situation").
+NOTICED_SHIFT = re.compile(
+    r"about (?:the|my|this)|your story|has to do with|get back to|back to|my situation|"
+    r"off topic|change the subject|changing the subject|what\?|random",
+    re.I,
+)
+
+
 def _says(answer: str, options: list[str]) -> bool:
     said = _digits(answer)
     return any(
@@ -507,6 +516,8 @@ def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
             key, ok = kind, not term
         elif kind == "unreadable":
             key, ok = kind, bool(CONFUSED.search(obs.lower()))
+        elif kind == "topic_shift":
+            key, ok = kind, bool(NOTICED_SHIFT.search(obs))
         elif kind in ("ask_age", "ask_name", "ask_work", "wrong_age"):
             key, ok = f"persona: {kind}", _says(obs, r["expect_any"])
         elif kind == "age_of_other":
@@ -517,6 +528,24 @@ def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
         tally[0] += ok
         tally[1] += 1
     return {k: (v[0], v[1]) for k, v in sorted(met.items())}
+
+
+#: The blind probes' kinds of policy act and the act of the user's reading that each should be.
+PROBE_ACTS = {"self_disclosure": "own_story", "humour": "humour", "apology": "apology",
+              "thanks": "thanks"}  # fmt: skip
+
+
+def acts_read(split: str) -> dict[str, tuple[int, int]]:
+    """``{kind: (read as such, n)}``: how often the user's reading finds the act a blind probe of
+    that kind does (a reaction can fit only an act that is read)."""
+    from empa_env.offline.user.hearing import read_reply
+
+    rows = [json.loads(line) for line in BLIND_PROBES.read_text("utf-8").splitlines()]
+    out = {}
+    for kind, act in PROBE_ACTS.items():
+        mine = [r for r in rows if r["split"] == split and r["kind"] == kind]
+        out[kind] = (sum(act in read_reply(r["reply"]).acts for r in mine), len(mine))
+    return out
 
 
 def seeker_speech(env: EMPAEnv, cases: list[str]) -> dict[str, float]:
@@ -565,9 +594,16 @@ def report_reading(env: EMPAEnv, cases: list[str]) -> None:
             goal = (
                 f" (goal >= {goals[kind]:.0%})" if kind in goals
                 else " (no goal: who they are, written from the persona cards)"
-                if kind.startswith("persona") else " (deflected by design)"
+                if kind.startswith("persona")
+                else " (no goal: noticed that the talk left their story)"
+                if kind == "topic_shift" else " (deflected by design)"
             )  # fmt: skip
             print(f"  {kind:>22}: {ok}/{n} = {ok / n:.0%}{goal}")
+    print("the policy's acts, as the user reads them (blind probes; goal for self-disclosure and "
+          "humour: a fitting reaction >= 60%):")  # fmt: skip
+    for split in ("dev", "heldout"):
+        for kind, (ok, n) in acts_read(split).items():
+            print(f"  {split:>7} {kind:>15}: {ok}/{n} = {ok / n:.0%} read as such")
     speech = seeker_speech(env, cases)
     print(f"seeker speech over {speech['messages']} user messages (ESConv's seekers in brackets; "
           "goal: within a factor of 1.5):")  # fmt: skip

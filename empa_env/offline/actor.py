@@ -328,11 +328,14 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
                     opening = _answer_opening(q, fact, speech)
                     speech.add(opening + (_mid_sentence(said_part) if opening.endswith(", ")
                                           else said_part))  # fmt: skip
-                elif q.kind in ("who", "duration", "where", "said", "tried") and (
+                elif q.kind in ("who", "duration", "where", "said", "tried", "yesno") and (
                     subject in q.words or subject in q.names
-                ):  # asked again, by name, for the same thing: say so
+                ):  # asked again, by name, for the same thing: the answer again, as a reminder
                     shown = subject.capitalize() if fact.kind == "person" else "the " + subject
-                    speech.add(speech.pick(t["answer_again"], {**slots, "about": shown}))
+                    speech.add(
+                        speech.pick(t["answer_told"], {"part": _run_on(said_part, speech)})
+                        or speech.pick(t["answer_again"], {**slots, "about": shown})
+                    )
                 else:  # already told, and not asked by name: take it as an invitation to go on
                     open_question = True
         elif heard.values:
@@ -399,7 +402,7 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
             word = r.text.strip().split()[0].strip(".,!?") if r.text.strip() else ""
             speech.add(speech.pick(t["short"], {**slots, "word": word}))
         if release and (not speech.parts or speech.length < 30):
-            speech.add(release)
+            speech.add(speech.unsaid(release))
             return
         if speech.parts:
             return
@@ -618,6 +621,14 @@ def _mid_sentence(text: str) -> str:
     if not first or first == "I" or first.startswith("I'") or not is_english_word(first.lower()):
         return text
     return text[0].lower() + text[1:]
+
+
+def _run_on(text: str, speech: Speech) -> str:
+    """``text`` said again in one breath: its sentences joined by commas, each continued in
+    lower case where it is not "I" or a name ("Like I said, I wrote him a letter, no answer.")."""
+    parts = [p.rstrip(".!?; ") for p in speech.lang.sentences(text)]
+    parts = [_mid_sentence(p) for p in parts if p]
+    return ", ".join(parts) + "." if parts else text
 
 
 #: An answer longer than this is cut to the part that answers.

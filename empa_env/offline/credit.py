@@ -56,7 +56,7 @@ from empa_env.reading.reply import (
 from empa_env.reading.tokens import Token, tokens_of, word_set
 
 #: The rules' version (part of the judge's identity).
-CREDIT_RULES = "credit-v6"
+CREDIT_RULES = "credit-v7"
 #: Summed generic credit a reply may earn (spread over the axes it earns on).
 GENERIC_TOTAL = 0.5
 #: Generic credit is whole only for a reply whose own words come near what the user said (its

@@ -22,9 +22,10 @@ person and no second person), ``"other"`` (a third person or nobody in particula
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from empa_env.reading.lexicon import lexicon, parts_of_speech
+from empa_env.reading.lexicon import lemma, lexicon, parts_of_speech
 from empa_env.reading.tokens import (
     Cut,
     Token,
@@ -99,14 +100,122 @@ _SOCIAL_IMPERATIVES = word_set(
     "tell let thank take say talk please go keep imagine picture remember hang sorry look hey "
     "listen see excuse forgive bless"
 )
-_APOLOGY_SELF = (
-    ("my", "bad"), ("i", "apologise"), ("i", "apologize"), ("my", "apologies"),
-    ("i", "misread"), ("i", "misunderstood"), ("i", "was", "wrong"), ("i", "got", "that", "wrong"),
-    ("i", "got", "it", "wrong"), ("sorry", "i"), ("sorry", "for", "my"),
-    ("sorry", "for", "misreading"), ("sorry", "for", "getting"), ("sorry", "if", "i"),
-    ("sorry", "about", "that"), ("i", "didn't", "mean"), ("that", "came", "out", "wrong"),
-    ("forgive", "me"), ("i", "stand", "corrected"), ("i", "misspoke"),
+#: Ways of owning a slip of one's own in a conversation, with or without a word of pardon
+#: ("my bad", "scratch that", "let me rephrase", "I shouldn't have said that").
+_OWNING = (
+    ("my", "bad"), ("my", "b"), ("my", "mistake"), ("my", "fault"), ("mea", "culpa"),
+    ("my", "apologies"), ("forgive", "me"), ("forgive", "the"), ("forgive", "my"),
+    ("pardon", "me"), ("pardon", "the"), ("pardon", "my"), ("beg", "your", "pardon"),
+    ("excuse", "me"), ("excuse", "the"), ("excuse", "my"), ("i", "apologise"),
+    ("i", "apologize"), ("i", "apologised"), ("i", "apologized"), ("i", "owe", "you", "an"),
+    ("i", "owe", "you", "a"), ("take", "that", "back"), ("take", "it", "back"),
+    ("i", "take", "back"), ("scratch", "that"), ("scratch", "what"), ("let", "me", "rephrase"),
+    ("let", "me", "try", "that", "again"), ("let", "me", "try", "again"),
+    ("let", "me", "say", "that", "better"), ("let", "me", "start", "over"),
+    ("let", "me", "put", "that"), ("i", "put", "that", "badly"), ("i", "shouldn't", "have"),
+    ("i", "should", "not", "have"), ("i", "was", "out", "of", "line"),
+    ("that", "was", "out", "of", "line"), ("came", "out", "wrong"), ("come", "out", "wrong"),
+    ("bad", "wording"), ("i", "misread"), ("i", "misremembered"), ("i", "misunderstood"),
+    ("i", "mixed"), ("i", "messed"), ("i", "got", "that", "wrong"), ("i", "got", "it", "wrong"),
+    ("i", "got", "that", "backwards"), ("i", "got", "that", "the", "wrong"),
+    ("i", "spoke", "too", "soon"), ("i", "was", "wrong"), ("i", "stand", "corrected"),
+    ("on", "second", "thought"), ("ignore", "me"), ("disregard", "what", "i"),
+    ("disregard", "my"), ("disregard", "that"),
+    ("retracting",), ("correction",), ("wrong", "chat"), ("wrong", "window"),
+    ("i", "wasn't", "listening"), ("i", "feel", "bad", "that", "i"),
 )  # fmt: skip
+#: Interjections of one's own slip.
+_OOPS = word_set("oops whoops oopsie woops")
+#: Words that ask pardon when the writer says them of themself ("Apologies, ...", "I apologise",
+#: "I regret saying ..."); not "you don't have to apologise", "did he apologise?".
+_PARDON_WORDS = word_set("apologies apologise apologize apology regret")
+#: "sorry" as texting writes it.
+_SORRY = word_set("sorry sry srry soz sowwy sorryyy")
+#: Words after "sorry" (within two) that make it sympathy with the listener's lot ("sorry you're
+#: going through this", "sorry to hear", "sorry for your loss", "sorry about what happened").
+_SYMPATHY_AFTER = word_set(
+    "you you're your yours to hear what everything all he she they it people someone everyone "
+    "things life this"
+)
+#: A slip in a conversation: what an apology in one is for ("the typo", "the double message").
+_SLIP = word_set(
+    "typo typos message messages text wording word words name reply replies comment tone wall "
+    "joke advice question questions delay confusion mix-up mixup muddle autocorrect rambling "
+    "rant interruption late slow"
+)
+#: Verbs of knowing and feeling after "Sorry, I ...": sympathy ("Sorry, I know this is a lot").
+_FEEL_VERBS = word_set("know knew imagine wish hope feel understand can can't cannot")
+#: Words of the writer in a sentence that asks pardon for their own words or acts.
+_WRITER_SELF = word_set("i me my myself i've i'd")
+
+
+def _unquoted_words(text: str) -> list[str]:
+    """The words of ``text`` outside quotation marks (what someone else said is quoted: "He just
+    said 'excuse me' and shoved past you" asks no pardon)."""
+    bare = re.sub(r'"[^"]*"|\u201c[^\u201d]*\u201d', " ", text)
+    return re.findall(r"[a-z0-9][a-z0-9'\u2019-]*", bare.lower().replace("\u2019", "'"))
+
+
+def _apologises(words: list[str]) -> bool:
+    """An apology for the writer's own words or acts in any wording: a way of owning a slip
+    (:data:`_OWNING`), or "sorry" that is not sympathy: conditional ("Sorry if that came across as
+    pushy"), for a slip or a deed of the writer's ("Sorry for the late reply", "Sorry for cutting
+    in"), or with the writer's own doing in the sentence ("Sorry, I rushed you", "What a strange
+    thing for me to say; sorry"); not "I'm sorry you're going through this", "Sorry to hear that",
+    "Sorry, I know this is a lot", "You don't have to apologise"."""
+    joined = joined_words(words)
+    if any(has_phrase(joined, p) for p in _OWNING):
+        return words[:1] != ["you"] and "don't" not in words[:3]
+    if any(w in _OOPS for w in words):
+        return True  # "Oops, said Monday, meant Sunday."
+    for k, w in enumerate(words):
+        if (
+            w in _PARDON_WORDS
+            and "you" not in words[:k]
+            and (k == 0 or any(x in _WRITER_SELF for x in words[:k]))
+        ):  # "Apologies, I wrote 'husband'", "I would like to apologise", "I regret saying"
+            return not (w == "regret" and words[k + 1 : k + 2] == ["nothing"])
+    at = next((k for k, w in enumerate(words) if w in _SORRY), -1)
+    if at < 0 or "say" in words[max(0, at - 2) : at] or words[at - 1 : at] in (["you're"], ["be"]):
+        return False  # "You don't have to say sorry for the typos", "never be sorry for that"
+    after = words[at + 1 : at + 3]
+    if after[:1] in (["for"], ["about"], ["that"]) and after[1:2] and after[1] in _SYMPATHY_AFTER:
+        return False  # "sorry for what happened", "sorry that your message got ignored"
+    if has_phrase(joined, ("of", "me")):
+        return True  # "That was insensitive of me, I'm sorry."
+    if after[:1] == ["if"] or after[:2] in (["for", "my"], ["about", "my"], ["for", "being"]):
+        return True
+    if after[:1] in (["for"], ["about"]) and after[1:2]:
+        nxt = after[1]
+        if nxt.endswith("ing") or nxt in _SLIP:  # "sorry for cutting in", "for the typo"
+            return True
+        if nxt in ("the", "that", "this", "all") and any(
+            w in _SLIP for w in words[at + 3 : at + 6]
+        ):
+            return True
+    if after[:1] and after[0] in _SYMPATHY_AFTER:
+        return False
+    rest = [w for w in words if w not in _SORRY]
+    if any(w in _FEEL_VERBS for w in rest[:4]) and not any(w in _SLIP for w in rest):
+        return False  # "Sorry, I know this is a lot", "I'm sorry, I can only imagine"
+    own = any(w in _WRITER_SELF for w in rest)
+    doing = any(
+        w.endswith(("ed", "ing"))
+        or w in _OWN_DOING
+        or (lemma(w) != w and not w.endswith("s") and w not in _AUXILIARY_FORMS)  # "went"
+        for w in rest
+    )
+    return (own and doing) or any(w in _SLIP for w in rest)
+
+
+_AUXILIARY_FORMS = word_set("been was were had did done being having")
+#: Words of a writer's own saying or doing that an apology is for.
+_OWN_DOING = word_set(
+    "say said ask asked wrote write put meant mean got jumped rushed pushed used missed forgot "
+    "interrupted assumed wrong mistake earlier before"
+)
+
+
 _MEET_AGAIN = word_set(
     "tomorrow tonight later soon monday tuesday wednesday thursday friday saturday sunday "
     "weekend week time"
@@ -170,7 +279,17 @@ _ASKING = (
     ("love", "to", "know"), ("want", "to", "know"), ("help", "me", "to", "know"),
     ("help", "to", "know"), ("help", "me", "understand"), ("good", "to", "know"),
     ("not", "sure"), ("like", "to", "hear"), ("love", "to", "hear"), ("interested", "in"),
+    # a gap in what the writer knows, said as a statement ("I have no idea how many ...", "I'm
+    # trying to get a sense of how long ...", "You haven't said who ...")
+    ("no", "idea"), ("get", "a", "sense"), ("get", "a", "picture"), ("like", "to", "understand"),
+    ("love", "to", "understand"), ("want", "to", "understand"), ("trying", "to", "understand"),
+    ("glad", "to", "know"), ("glad", "to", "hear"), ("keen", "to", "know"),
+    ("keen", "to", "hear"), ("haven't", "said"), ("haven't", "mentioned"),
+    ("haven't", "told", "me"), ("didn't", "say"), ("didn't", "mention"), ("not", "clear"),
+    ("unclear",), ("help", "me", "picture"), ("help", "me", "see"), ("fill", "me", "in"),
 )  # fmt: skip
+#: Openers of a request that name what they ask for after them ("Remind me who ...").
+_ASKING_OPENERS = (("remind", "me"), ("fill", "me", "in"))
 _WH = word_set(
     "who whom whose what where when why how which whether if who's what's where's how's when's "
     "who'd"
@@ -182,13 +301,31 @@ def _requests(words: list[str], joined: str) -> bool:
     to know which day ...", "Not sure how far you have to go now"."""
     if any(_starts(words, p) for p in _REQUEST_OPENERS):
         return True
+    if any(_starts(words, p) for p in _ASKING_OPENERS) and _asks_of_them(words[2:8]):
+        return True
     for p in _ASKING:
         if has_phrase(joined, p):
             at = joined.index(f" {' '.join(p)} ")
             rest = joined[at + len(" ".join(p)) + 1 :].split()
-            if any(w in _WH for w in rest[:6]) or p[-1] in ("hear", "in"):
+            if _asks_of_them(rest[:7]) or p[-1] in ("hear", "in"):
+                return True
+            # "..., and I'd be glad to know": the question clause before, closing the sentence
+            if not rest[:3] and _asks_of_them(joined[:at].split()):
                 return True
     return False
+
+
+_WRITER = word_set("i i'd i'm i've i'll to")
+
+
+def _asks_of_them(words: list[str]) -> bool:
+    """A question word that opens a clause about the listener's world, not the writer's own
+    doing ("no idea how many people you let go"; not "no idea what I'd do", "not sure what to
+    say")."""
+    return any(
+        w in _WH and (k + 1 == len(words) or words[k + 1] not in _WRITER)
+        for k, w in enumerate(words)
+    )
 
 
 def question_form(text: str, words: list[str]) -> bool:
@@ -221,12 +358,24 @@ def question_kind(words: list[str]) -> str:
             if after[: len(opener)] == list(opener):
                 return kind
         return "choice"
+    start, first = _first_word(words)
     for i, said in enumerate(words):
         w = said.split("'")[0] if "'" in said else said  # "who's", "where's", "how's"
+        if (
+            first in _AUX_OPEN and w in _QUESTION_KINDS and not _asks_within(words[start:i])
+            and not (w == "who" and any(x in _SOMEONE for x in words[start:i]))
+        ):  # fmt: skip
+            # "Did she give a reason when she left?": a question put with an auxiliary first
+            # asks yes or no, and a question word after it opens a clause of its own, unless
+            # a verb of knowing or telling asks for what it opens ("Do you know where she is?")
+            # or it says who of someone ("Is there anyone at home who knows?" asks who)
+            break
         if w == "how" and i + 1 < len(words) and w == said:
             nxt = words[i + 1]
             if nxt == "long":
                 return "duration"
+            if nxt in ("many", "much") and words[i + 2 : i + 3] and words[i + 2] in lex.time_units:
+                return "duration"  # "how many weeks has it been?" asks how long
             if nxt in ("many", "much", "old", "often"):
                 return "amount"
             return "how"
@@ -236,6 +385,8 @@ def question_kind(words: list[str]) -> str:
                 # the noun it asks about says what it asks for: "which day" asks when, "which
                 # member of your family" / "what friend" who
                 head = words[i + 1 : i + 4]
+                if head[:1] == ["of"]:  # "which of your daughters" asks who, as "which daughter"
+                    head = [w for w in head[1:] if w not in ("your", "the", "those", "these")]
                 if head[:1] and head[0] in lex.time_units:
                     return "when"
                 if head[:1] and (head[0] in _PERSON_HEADS or lex.relation(head[0])):
@@ -243,8 +394,23 @@ def question_kind(words: list[str]) -> str:
                 if head[:2] and head[0] == "one" and any(lex.relation(x) for x in head[1:]):
                     return "who"
             return kind
-    _, first = _first_word(words)
     return "yesno" if first in _AUX_OPEN else "open"
+
+
+#: Verbs after which an auxiliary-first question asks what its question word opens ("Can you
+#: tell me who ...", "Do you remember when ...", "Would you mind saying how long ...").
+_ASKS_WITHIN = word_set(
+    "know knew tell told say said remember recall mind share explain describe guess think "
+    "reckon imagine recollect ask asking wonder wondering curious"
+)
+
+
+_SOMEONE = word_set("anyone anybody someone somebody people")
+
+
+def _asks_within(words: list[str]) -> bool:
+    """Whether the words before a question word hold a verb of knowing or telling."""
+    return any(w in _ASKS_WITHIN for w in words)
 
 
 #: Words that may follow a leave-taking formula and keep it one ("..., okay?", "..., my friend").
@@ -275,6 +441,8 @@ def _closing(words: list[str], tokens: tuple[Token, ...], question: bool) -> boo
                     continue
                 if after == "to" and i + 2 < n and words[i + 2] not in ("you", "all", "everyone"):
                     continue
+                if w == "cheers" and after == "for":
+                    continue  # "Cheers for walking me through it" thanks
                 return True
     meet = ("see", "catch", "talk", "speak", "chat", "until", "till")
     for i, w in enumerate(words):
@@ -505,9 +673,11 @@ def read_acts(cut: Cut) -> SentenceActs:
         acts.add("closing")
     if has_any_phrase(joined, _UNDERSTAND):
         acts.add("understanding")
-    if has_any_phrase(joined, _APOLOGY_SELF):
+    if _apologises(_unquoted_words(cut.text) if '"' in cut.text or "\u201c" in cut.text else words):
         acts.add("apology")
-    if any(t.lemma in lex.thanks for t in cut.tokens) and not has_phrase(joined, ("no", "thanks")):
+    if (
+        any(t.lemma in lex.thanks for t in cut.tokens) or has_phrase(joined, ("cheers", "for"))
+    ) and not has_phrase(joined, ("no", "thanks")):
         acts.add("thanks")
     if any(w in lex.humour for w in words) or any(ch in cut.text for ch in "\U0001f602\U0001f923\U0001f606\U0001f604\U0001f61c\U0001f609"):  # fmt: skip
         acts.add("humour")

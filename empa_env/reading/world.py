@@ -494,7 +494,8 @@ def in_place(tokens: Sequence[Token], k: int) -> bool:
     slot (after "to" or an auxiliary) a verb, unless a bare verb follows it (then it is the
     subject of a question, "What does ___ bring up?", where a word that can be an adjective or a
     number alone is out of place); a state slot ("so", "feel") an adjective or a
-    participle; a subject slot (before "keeps", "would", "is") a noun, a pronoun or a gerund;
+    participle; a subject slot (before "keeps", "would", "is") a noun, a pronoun or a gerund,
+    and not, without a determiner, a word that is an adjective or a noun only ("silly is");
     an adjective in a noun slot must open a noun phrase ("think about sad?" is out of place).
     Words the lexicon does not know (names, rare words) are taken as they come."""
     t = tokens[k]
@@ -507,6 +508,11 @@ def in_place(tokens: Sequence[Token], k: int) -> bool:
     nxt = tokens[k + 1].text if k + 1 < len(tokens) else ""
     if nxt in _SUBJECT_NEXT and not pos & {"NOUN", "PROPN", "PRON", "NUM"}:
         return t.text.endswith("ing")  # "No wonder beautiful keeps coming back": no subject
+    if (
+        nxt in _SUBJECT_NEXT and "ADJ" in pos and pos <= {"ADJ", "NOUN"}
+        and (k == 0 or tokens[k - 1].text not in _NOUN_SLOT)
+    ):  # fmt: skip
+        return False  # "It sounds like silly is weighing on you": an adjective, bare, as subject
     if k == 0:
         return True
     prev = tokens[k - 1].text

@@ -29,6 +29,13 @@ def test_replies_the_user_cannot_read_are_met_with_confusion(dev):
 
 
 @pytest.mark.slow
+def test_a_change_of_subject_is_noticed(dev):
+    """A question about nothing of their story ("Have you seen any good films lately?") is met
+    with "what does that have to do with ...": .48 measured on dev in v8 (0 before)."""
+    assert dev["topic_shift"] >= 0.4, dev
+
+
+@pytest.mark.slow
 def test_mistakes_said_in_other_words_are_corrected(dev):
     """A wrong name, relation, number, duration or feeling in any sentence shape (goal .70;
     measured .87 on dev, .67 held out)."""
@@ -37,14 +44,16 @@ def test_mistakes_said_in_other_words_are_corrected(dev):
 
 @pytest.mark.slow
 def test_questions_hold_their_measured_level(dev):
-    """Measured: questions answered .56 on dev; a floor against regression, the goal is below."""
-    assert dev["question"] >= 0.5, dev
+    """Measured: questions answered .68 on dev since v8 (.56 before: a question put as a
+    statement went unread, a question found its fact by shared words only); a floor against
+    regression, the goal is below."""
+    assert dev["question"] >= 0.6, dev
 
 
 @pytest.mark.slow
 @pytest.mark.xfail(
     strict=True,
-    reason="not met (issue 32): questions answered .56 on the dev probes (.60 held out); goal .70",
+    reason="not met (issue 32): questions answered .68 on the dev probes (.62 held out); goal .70",
 )
 def test_questions_meet_the_goal(dev):
     assert dev["question"] >= 0.7, dev
@@ -54,7 +63,32 @@ def test_questions_meet_the_goal(dev):
 def test_asked_who_they_are_they_say_it_and_a_wrong_age_is_set_right(dev):
     """Written blind from the persona cards (``persona_probes.jsonl``). Measured on dev: age 14/15,
     name 6/8, work 8/15, a wrong age 11/15, someone else's age never answered with their own 7/7
-    (before EMPA-v7: 0/15, 0/8, 1/15, 0/15 and 7/7)."""
+    (before EMPA-v8: 0/15, 0/8, 1/15, 0/15 and 7/7)."""
     assert dev["persona: ask_age"] >= 0.8 and dev["persona: ask_name"] >= 0.6, dev
     assert dev["persona: ask_work"] >= 0.4 and dev["persona: wrong_age"] >= 0.6, dev
     assert dev["persona: age_of_other"] == 1.0, dev
+
+
+def test_apologies_in_any_wording_are_read_and_sympathy_is_not():
+    """The apology probes of the dev split are read as apologies (.86 measured in v8; .48
+    before), and the written development set keeps its measured level: apologies .88, false
+    apologies .014 among hard look-alikes ("I'm sorry, that sounds exhausting", "you don't have to
+    apologise", a pardon someone else said, quoted)."""
+    import json
+    from pathlib import Path
+
+    from empa_env.offline.user.hearing import read_reply
+    from perf.perf_user import acts_read
+
+    ok, n = acts_read("dev")["apology"]
+    assert ok / n >= 0.8, (ok, n)
+    rows = [
+        json.loads(line)
+        for line in (Path(__file__).parent / "data" / "blind" / "apology_written.jsonl")
+        .read_text("utf-8")
+        .splitlines()
+    ]
+    read = [("apology" in read_reply(r["text"]).acts, r["label"] == "apology") for r in rows]
+    caught = sum(a for a, y in read if y) / sum(y for _, y in read)
+    false = sum(a for a, y in read if not y) / sum(not y for _, y in read)
+    assert caught >= 0.85 and false <= 0.03, (caught, false)

@@ -53,6 +53,20 @@ def answer(env, reply):
         ("Was it your brother who found her, or someone else?", ("question",), "who"),
         ("Did you hear it at home, or somewhere else?", ("question",), "where"),
         ("Is the move this month, or later?", ("question",), "when"),
+        # a question put as a statement: a gap in what the writer knows, the question word
+        # before or after it (v8)
+        ("I have no idea how many people you had to let go.", ("question",), "amount"),
+        ("Remind me who ended up with the job.", ("question",), "who"),
+        (
+            "You haven't said how long you've been together, and I'd be glad to know.",
+            ("question",),
+            "duration",
+        ),  # fmt: skip
+        ("I'm trying to get a sense of how long it has been put away.", ("question",), "duration"),
+        # an auxiliary first asks yes or no; a verb of knowing asks what its question word opens
+        ("Did she give any reason when she left?", ("question",), "yesno"),
+        ("Do you know where she lives now?", ("question",), "where"),
+        ("Is there anyone at home who knows about it?", ("question",), "who"),
         ("Maybe you should write to them tomorrow.", ("suggestion",), None),
         ("It sounds like you feel nobody noticed.", ("summary",), None),
         ("I apologise, I was harsh before.", ("apology",), None),
@@ -433,3 +447,64 @@ def test_a_plain_question_with_a_rare_word_order_is_read_not_taken_for_word_sala
     started(env, "empa30-021")
     obs, *_ = answer(env, "How long have you two been together?")
     assert "two years" in obs.lower(), obs
+
+
+def test_a_rate_or_a_time_ahead_is_no_span():
+    """ "How long ...?" is not answered by how often ("two mornings a week") or how soon ("in ten
+    days"); "it has been a week" is a span."""
+    from empa_env.offline.user.hearing import _rate_or_ahead
+
+    assert _rate_or_ahead("a week", ["i", "work", "two", "mornings", "a", "week"])
+    assert _rate_or_ahead("ten days", ["the", "meeting", "is", "in", "ten", "days"])
+    assert not _rate_or_ahead("a week", ["it", "has", "been", "a", "week"])
+    assert not _rate_or_ahead("three weeks", ["i", "crashed", "for", "three", "weeks"])
+
+
+def test_a_plural_of_a_day_or_a_kind_of_week_is_no_mistake(env):
+    """ "Thursdays matter" to a user who said "Thursday", "a week like this": nothing to set
+    right (v7 said "Thursday. Not Thursdays." and "Not a week. Four nights.")."""
+    started(env, "empa30-021")
+    obs, *_ = answer(env, "It sounds like Thursdays matter a great deal to you.")
+    assert "not thursdays" not in obs.lower(), obs
+    started(env, "empa30-004")
+    obs, *_ = answer(env, "Cereal in hand sounds about right for a week like this.")
+    assert "not a week" not in obs.lower(), obs
+
+
+def test_asked_again_by_name_they_say_it_again():
+    """A question about what they already told, naming it, is answered again as a reminder, not
+    with "I told you already" alone."""
+    env = started(EMPAEnv("empa30-v1", judger="lexicon"), "empa30-008")
+    first, *_ = env.step("Who is Karim?")
+    assert "son" in first.lower(), first
+    again, *_ = env.step("Sorry, who is Karim, again?")
+    assert "son" in again.lower() and again != first, again
+
+
+@pytest.mark.parametrize(
+    "reply", ["I have no idea what I'd do in your place.", "I'm not sure what to say."]
+)
+def test_the_writers_own_not_knowing_is_no_question(reply):
+    assert not read_reply(reply).questions
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["Have you seen any good films lately?", "Do you follow any sports teams?",
+     "Who's your favourite comedian?"],
+)  # fmt: skip
+def test_a_question_about_nothing_of_their_story_is_noticed(env, reply):
+    """A question about something their story never holds is a change of subject: the user says
+    so (v7 took it as an invitation and told more of their story)."""
+    started(env, "empa30-002", warm=2)
+    obs, *_ = answer(env, reply)
+    assert any(
+        s in obs for s in ("this is about", "your story", "has to do with", "get back to",
+                           "my situation")
+    ), obs  # fmt: skip
+
+
+def test_a_question_about_their_story_in_other_words_is_no_change_of_subject(env):
+    started(env, "empa30-002", warm=2)
+    obs, *_ = answer(env, "What did the police say about the ring?")
+    assert "has to do with" not in obs and "get back to" not in obs, obs

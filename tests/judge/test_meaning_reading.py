@@ -56,6 +56,12 @@ def test_a_word_of_theirs_cut_off_or_respelt_is_not_a_word_of_ones_own():
         ("What does small bring up for you?", "small", False),
         ("What does grief bring up for you?", "grief", True),
         ("What do the five of them say?", "five", True),
+        # a subject: an adjective (or a word that is an adjective or a noun only) stands bare
+        # there only out of place (v8)
+        ("It sounds like silly is weighing on you so much.", "silly", False),
+        ("It sounds like home is weighing on you.", "home", True),
+        ("It sounds like the future is scary.", "future", True),
+        ("It sounds like money is tight.", "money", True),
     ],
 )
 def test_after_an_auxiliary_and_before_a_bare_verb_stands_a_subject(sentence, word, placed):

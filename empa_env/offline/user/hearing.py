@@ -22,7 +22,7 @@ own, humour, and whether they can read it at all (another language, gibberish).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
@@ -57,6 +57,9 @@ ANSWERS: dict[str, tuple[str, ...]] = {
 }
 #: Closeness of meaning at which a word of a question names a word of a fact.
 MATCH_SIMILARITY = 0.5
+#: What a word of a question scores when it is not in a fact's line but in a sentence of the
+#: user's prose that tells the same thing (:attr:`FactIndex.related`).
+RELATED_WEIGHT = 0.35
 #: A question is about a fact when it scores this much (one word of it, by meaning, about).
 ANSWER_BAR = 0.9
 #: A held-back fact is deflected only when it fits this much better than the best tellable one.
@@ -256,12 +259,19 @@ def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
                 continue
         if asks:
             parts = _question_parts(s)
-            for part in parts:
+            for k, part in enumerate(parts):
                 own = part if len(parts) > 1 else ()
+                if k and len(_content(part)) < 2:
+                    # "How do you get to the office, and how long does it take you?": the second
+                    # asks about what the first named
+                    own = (*parts[0], *part)
+                    kind = _question_kind(s, part)
+                else:
+                    kind = _question_kind(s, own)
                 questions.append(
                     Question(
-                        s.text, _question_kind(s, own), tuple(t.lemma for t in _content(part)),
-                        tuple(t.text for t in part[1:] if t.capital), s, own,
+                        s.text, kind, tuple(t.lemma for t in _content(own or part)),
+                        tuple(t.text for t in (own or part)[1:] if t.capital), s, own,
                     )
                 )  # fmt: skip
         elif "self_disclosure" in acts and s.addressee == "self" and "apology" not in acts:
@@ -417,8 +427,15 @@ def fact_index(about: tuple[str, ...], answer: str = "", prose: tuple[str, ...] 
         from empa_env.offline.semantic.encoder import shared_encoder
 
         vector = shared_encoder("static").encode([answer])[0]
-    amounts = tuple((a.value, a.unit, a.text, a.noun) for a in amounts_in(toks, written))
-    span = any(a[1] in _DAYS and not _not_a_span(written, a[2]) for a in amounts)
+    # the line's own numbers: its subject words run together ("eleven night" from "at eleven at
+    # night") say no span
+    said = (tokens_of(answer), answer) if answer else (toks, written)
+    amounts = tuple((a.value, a.unit, a.text, a.noun) for a in amounts_in(*said))
+    line_words = [t.text for t in said[0]]
+    span = any(
+        a[1] in _DAYS and not _not_a_span(written, a[2]) and not _rate_or_ahead(a[2], line_words)
+        for a in amounts
+    )
     related = related_lemmas(lemmas, prose) if prose else frozenset()
     answer_toks = tokens_of(answer) if answer else ()
     counted = any(
@@ -448,28 +465,64 @@ def _known_word(word: str) -> bool:
     return is_english_word(word)
 
 
-def match(question: Question, index: FactIndex, kind: str) -> float:
-    """How well a fact of ``kind`` answers ``question`` (0 when nothing of it is named)."""
+def word_strengths(question: Question, index: FactIndex) -> tuple[float, ...]:
+    """How strongly each content word of ``question`` names something of a fact: 1 for its own
+    lemma, a name or a relation that names the same person; :data:`RELATED_WEIGHT` for a word of
+    the user's prose that tells the fact in other words; else the closeness of meaning to its
+    nearest word, when it reaches :data:`MATCH_SIMILARITY` (0 otherwise)."""
     lex = lexicon()
     m = meanings()
+    out = []
+    for t in question.content:
+        best = 0.0
+        rel = lex.relation(t.text)
+        if t.lemma in index.lemmas or t.text in index.names:
+            best = 1.0
+        elif rel and any(lex.same_person_kind(rel, r) for r in index.relations):
+            best = 1.0  # "your mum" and "Mummy"
+        elif any(_derived(t.lemma, x) for x in index.lemmas):
+            best = DERIVED_WEIGHT  # "friends" and "friendship", "withdraw" and "withdrawal"
+        elif t.lemma in _KIN and index.relations & _FAMILY:
+            best = DERIVED_WEIGHT  # "any relatives?" asks after whoever of theirs
+        elif t.lemma in index.related:
+            best = RELATED_WEIGHT
+        elif len(index.matrix) and (v := m.vector(t.text)) is not None:
+            s = float((index.matrix @ v).max())
+            best = s if s >= MATCH_SIMILARITY else 0.0
+        out.append(best)
+    return tuple(out)
+
+
+#: What a word scores against a word made from the same stem ("friend", "friendship"), or a
+#: word for kin in general against a line that names a relation.
+DERIVED_WEIGHT = 0.9
+#: Suffixes that make one word from another of the same stem.
+_SUFFIXES = ("ship", "ness", "ment", "hood", "ful", "less", "ly", "er", "ers", "ing", "ion",
+             "ation", "al", "ity", "ive", "ed", "s", "es")  # fmt: skip
+#: Words for kin in general ("relatives", "family"): any person of theirs a relation names.
+_KIN = word_set("relative relatives relation relations family kin folk folks")
+#: The relations that are family (not a friend, a boss, a doctor).
+_FAMILY = word_set(
+    "mother father parent son daughter child brother sister sibling grandmother grandfather "
+    "grandchild husband wife partner ex aunt uncle cousin nephew niece"
+)
+
+
+def _derived(a: str, b: str) -> bool:
+    """Whether two lemmas are one stem with a suffix ("friend" / "friendship"; stems of five
+    letters or more, so "car" / "care" are not)."""
+    if a == b:
+        return False
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return len(short) >= 5 and long_.startswith(short) and long_[len(short) :] in _SUFFIXES
+
+
+def match(question: Question, index: FactIndex, kind: str) -> float:
+    """How well a fact of ``kind`` answers ``question`` (0 when nothing of it is named)."""
     score = 0.0
     named = 0
     sentence = question.sentence
-    for t in question.content:
-        best = 0.0
-        if t.lemma in index.lemmas or t.text in index.names:
-            best = 1.0
-        elif t.lemma in index.related:
-            best = 0.7
-        else:
-            rel = lex.relation(t.text)
-            if rel and any(lex.same_person_kind(rel, r) for r in index.relations):
-                best = 1.0
-            elif len(index.matrix):
-                v = m.vector(t.text)
-                if v is not None:
-                    s = float((index.matrix @ v).max())
-                    best = s if s >= MATCH_SIMILARITY else 0.0
+    for best in word_strengths(question, index):
         if best:
             named += 1
             score += best
@@ -526,7 +579,7 @@ def says_what_is_asked(kind: str, index: FactIndex) -> bool:
 #: How much a line of the user's prose (:mod:`~empa_env.offline.user.prose`) falls behind an
 #: authored fact line that answers as well: the case's facts say what a question asks for, the
 #: prose says everything around it.
-PROSE_BEHIND = 0.4
+PROSE_BEHIND = 0.2
 
 
 def best_facts(
@@ -652,6 +705,20 @@ def _same_span(value: float, unit: str, other: float, other_unit: str | None) ->
     a = value * _DAYS.get(unit, 1.0)
     b = other * _DAYS.get(other_unit or "", 1.0)
     return abs(a - b) <= 0.1 * max(a, b)
+
+
+def _kind_of(sentence: str, amount: str) -> bool:
+    """ "a week like this", "a day when nothing works": an amount that stands for a kind of
+    time, not a span said of the user's story."""
+    low = sentence.lower()
+    at = low.find(amount.lower())
+    after = low[at + len(amount) :].split()[:1] if at >= 0 else []
+    return amount.lower().startswith(("a ", "an ")) and after[:1] in (["like"], ["when"], ["such"])
+
+
+def _plural_of(word: str, names: Iterable[str]) -> bool:
+    """Whether ``word`` is one of ``names`` with a plural "s" ("Thursdays" of "Thursday")."""
+    return word.endswith("s") and word[:-1] in set(names)
 
 
 def _edit_close(a: str, b: str) -> bool:
@@ -961,6 +1028,7 @@ def _mistake_in(
         if (
             t.capital and _name_of(t) not in people and _name_of(t) not in story_names
             and t is not s.tokens[0] and len(t.text) > 2
+            and not _plural_of(_name_of(t), (*people, *story_names))  # "Thursdays", "Thursday"
         ):  # fmt: skip
             for name, f in [*((n, f) for n, (_, f) in people.items()), *story_names.items()]:
                 if _edit_close(t.text, name):
@@ -1019,6 +1087,8 @@ def _mistake_in(
     for a in s.amounts:
         if a.unit is None and _time_of_day(s.text, a.text):
             continue
+        if _kind_of(s.text, a.text):
+            continue  # "a week like this" names no span of theirs
         if nearest is None:
             q = Question(s.text, "what", tuple(t.lemma for t in _content(s.tokens)), (), s)
             nearest = best_facts(q, known, about_self=about_self)[:2]
@@ -1091,19 +1161,38 @@ class Heard:
 
 def _value_in(material: Sequence[str], question: Question) -> str:
     """A duration in the user's own prose for a "how long" no fact answers: in the sentence
-    that speaks most about what the question names (else the first one told)."""
+    that speaks most about what the question names (else the first one told). A rate ("two
+    mornings a week") and a time still to come ("in ten days") say no span."""
     best, found = -1.0, ""
     asked = set(question.words)
     for text in material:
         for cut in sentences_of(text):
+            words = [t.text for t in cut.tokens]
             durations = [a for a in amounts_in(cut.tokens) if a.unit in
-                         ("year", "month", "week", "day", "decade", "night", "hour")]  # fmt: skip
+                         ("year", "month", "week", "day", "decade", "night", "hour")
+                         and not _rate_or_ahead(a.text, words)]  # fmt: skip
             if not durations:
                 continue
             overlap = len(asked & {t.lemma for t in cut.tokens})
             if overlap > best:
                 best, found = overlap, durations[0].text
     return found
+
+
+def _rate_or_ahead(amount: str, words: Sequence[str]) -> bool:
+    """Whether ``amount`` says how often ("two mornings a week", "ten minutes per day") or how
+    soon ("in ten days"), not how long."""
+    head = amount.split()[0].lower()
+    if head in ("per", "every", "each"):
+        return True
+    at = next((k for k, w in enumerate(words) if w == head), -1)
+    if at > 0 and words[at - 1] in ("in", "every", "per", "each"):
+        return True
+    lex = lexicon()
+    # "a week" after a count of something: so many of it in each week
+    return head in ("a", "an") and any(
+        w.isdigit() or w in lex.numbers for w in words[max(0, at - 3) : max(0, at)]
+    )
 
 
 #: Words that tell the user had a partner though no one is called one ("Widowed since Kemal died").
@@ -1164,6 +1253,23 @@ def unfounded_claim(sentence: SentenceReading | None, world: UserWorld) -> str:
         return ""
     lex = lexicon()
     m = meanings()
+    return _unlike_story(
+        sentence, world, sorted(world.items),
+        lambda t: bool(m.near(t.lemma, lex.life_events, CLAIM_SIMILARITY)),
+    )  # fmt: skip
+
+
+def _unlike_story(
+    sentence: SentenceReading,
+    world: UserWorld,
+    story: Sequence[str],
+    fits: Callable[[Token], bool],
+) -> str:
+    """The first word of ``sentence`` that ``fits``, is none of the user's words, no feeling, no
+    empathy or general word, and lies far in meaning from every word of ``story`` (none as near
+    as :data:`STORY_SIMILARITY`): a thing of a life they never told."""
+    lex = lexicon()
+    m = meanings()
     referenced = {r.word for r in sentence.references}
     told = set(world.items) | set(world.vocabulary)
     rows = None
@@ -1176,17 +1282,35 @@ def unfounded_claim(sentence: SentenceReading | None, world: UserWorld) -> str:
             continue
         if t.text in lex.feeling_family or t.lemma in lex.feeling_family:
             continue
-        if not m.near(t.lemma, lex.life_events, CLAIM_SIMILARITY):
+        if not fits(t):
             continue
         v = m.vector(t.lemma)
         if v is None:
             continue
         if rows is None:
-            rows = m.matrix(sorted(world.items))[0]
+            rows = m.matrix(story)[0]
         if len(rows) and float((rows @ v).max()) >= STORY_SIMILARITY:
             continue
         return t.text
     return ""
+
+
+def off_story(sentence: SentenceReading | None, world: UserWorld) -> str:
+    """A thing a question asks about that has nothing to do with the user's story: a noun of it
+    that is no word of theirs and lies far in meaning from every item they told ("films",
+    "electric cars", "banana bread"); not a feeling, an empathy word or a general one ("What has
+    been the hardest part?" asks about them)."""
+    if sentence is None or not sentence.readable or sentence.references:
+        return ""
+    lex = lexicon()
+
+    def fits(t: Token) -> bool:  # a thing or a pastime ("films", "gardening"), no one of theirs
+        return (
+            not feeling_family(t.text) and not lex.relation(t.text)
+            and ("NOUN" in parts_of_speech(t.text) or t.text.endswith("ing"))
+        )  # fmt: skip
+
+    return _unlike_story(sentence, world, sorted(set(world.items) | set(world.vocabulary)), fits)
 
 
 def _asked_of(word: str, facts: Sequence[Fact]) -> bool:
@@ -1231,6 +1355,7 @@ def hear(
     unknown: list[tuple[Question, str]] = []
     values: list[tuple[Question, str]] = []
     open_: list[Question] = []
+    shifted: list[Question] = []
     hidden_facts = [
         Fact(kind=hidden_kinds[i] if i < len(hidden_kinds) else "event", about=about,
              answer=" ".join(about))
@@ -1287,6 +1412,8 @@ def hear(
         )  # fmt: skip
         if lacking:
             unknown.append((q, lacking))
+        elif shared is not None and off_story(q.sentence, shared.world):
+            shifted.append(q)  # "Have you seen any good films lately?": not about them at all
         else:
             open_.append(q)
     summary_wrong = ""
@@ -1320,8 +1447,10 @@ def hear(
     follows_up = bool(set(reading.words) & last)
     acts = bool(reading.questions or reading.summary or reading.suggestion or reading.apology
                 or reading.goodbye or reading.hostile or reading.short or reading.thanks)  # fmt: skip
-    off_topic = (reading.own_story and not engaged) or (
-        not engaged and not acts and len(reading.words) >= 4
+    off_topic = (
+        (reading.own_story and not engaged)
+        or (not engaged and not acts and len(reading.words) >= 4)
+        or bool(shifted and not answered and not values and not deflected and not open_)
     )
     del said_lemmas
     return Heard(

@@ -78,6 +78,13 @@ class Speech:
             return False
         return not any(norms & _norms(part, self.lang.code) for part in self.parts)
 
+    def unsaid(self, line: str) -> str:
+        """``line`` without the sentences this message already says (a plot line that holds the
+        answer just given is not said twice)."""
+        said = frozenset().union(*(_norms(part, self.lang.code) for part in self.parts))
+        kept = [s for s in self.lang.sentences(line) if _norm(s) not in said]
+        return " ".join(kept)
+
     def pick(self, pool: Sequence[str], slots: dict[str, str] | None = None) -> str | None:
         """A fresh line from ``pool`` (filled with ``slots``), in seeded order; None if none is."""
         order = list(pool)
