@@ -32,6 +32,7 @@ from empa_env.reading.tokens import (
     has_any_phrase,
     has_phrase,
     joined_words,
+    tokens_of,
     word_set,
 )
 
@@ -153,7 +154,7 @@ def _unquoted_words(text: str) -> list[str]:
     """The words of ``text`` outside quotation marks (what someone else said is quoted: "He just
     said 'excuse me' and shoved past you" asks no pardon)."""
     bare = re.sub(r'"[^"]*"|\u201c[^\u201d]*\u201d', " ", text)
-    return re.findall(r"[a-z0-9][a-z0-9'\u2019-]*", bare.lower().replace("\u2019", "'"))
+    return [t.text for t in tokens_of(bare)]
 
 
 def _apologises(words: list[str]) -> bool:

@@ -710,10 +710,8 @@ def _same_span(value: float, unit: str, other: float, other_unit: str | None) ->
 def _kind_of(sentence: str, amount: str) -> bool:
     """ "a week like this", "a day when nothing works": an amount that stands for a kind of
     time, not a span said of the user's story."""
-    low = sentence.lower()
-    at = low.find(amount.lower())
-    after = low[at + len(amount) :].split()[:1] if at >= 0 else []
-    return amount.lower().startswith(("a ", "an ")) and after[:1] in (["like"], ["when"], ["such"])
+    after = _after(sentence, amount).lower().split()[:1]
+    return amount.lower().startswith(("a ", "an ")) and after in (["like"], ["when"], ["such"])
 
 
 def _plural_of(word: str, names: Iterable[str]) -> bool:
