@@ -195,33 +195,52 @@ VERSIONS: tuple[EnvVersion, ...] = (
         "answers a question asked again with the answer again ('Like I said, ...'), reads no "
         "rate ('two mornings a week') or time ahead ('in ten days') as a span, sets no "
         "'Thursdays' or 'a week like this' right and notices a question about nothing of their "
-        "story, IDR reward",
-        digest="d900697413a56064",
+        "story, IDR reward; superseded by v9 (its judge and user are no longer in the package)",
     ),
     EnvVersion(
         "EMPA-Bench-v8",
         BENCHMARK_SUITE,
         {},
-        "the 30 benchmark cases; the reading judge and the offline user of v8, IDR reward",
-        digest="41fb92049698db34",
+        "the 30 benchmark cases; the reading judge and the offline user of v8, IDR reward; "
+        "superseded by v9 (its judge and user are no longer in the package)",
+    ),
+    EnvVersion(
+        "EMPA-v9",
+        "generated",
+        {},
+        "the generated training pool; the reading judge of v9 (credit-v8): a thing the user only "
+        "took up from the reply before is the listener's word, not theirs; a sentence whose "
+        "content words are all the user's, from any message, says nothing of its own; a word "
+        "where no subject can stand ('No wonder I'm keeps ...') makes a slotted frame; a "
+        "paraphrase is read against the last two messages that tell something; the offline user "
+        "of v8 that confirms a summary in their own words, IDR reward",
+        digest="72c9377ae4c2ff28",
+    ),
+    EnvVersion(
+        "EMPA-Bench-v9",
+        BENCHMARK_SUITE,
+        {},
+        "the 30 benchmark cases; the reading judge and the offline user of v9, IDR reward",
+        digest="65cd9236dcab7593",
     ),
 )
 BY_ID: dict[str, EnvVersion] = {v.id: v for v in VERSIONS}
 
 #: The ids a run gets by default.
-TRAINING_ID = "EMPA-v8"
-BENCHMARK_ID = "EMPA-Bench-v8"
+TRAINING_ID = "EMPA-v9"
+BENCHMARK_ID = "EMPA-Bench-v9"
 
 #: The probe: replies of several kinds (a feeling reflected, a question, a summary, advice, an
 #: apology, praise, a short generic line, a harmful suggestion, a platitude, a tie the user may not
 #: have, a feeling said back in a broken frame, a push to secrecy no rule lists, a question and a
-#: wrong claim about who the user is, a push to isolation said as an opinion; a question put as a
-#: statement comes fourth, before the replies that may end an episode) played in this order on
-#: each probed case.
+#: wrong claim about who the user is, a push to isolation said as an opinion; a stock frame with a
+#: word where no subject can stand comes fourth and a question put as a statement fifth, before
+#: the replies that may end an episode) played in this order on each probed case.
 PROBE_REPLIES: tuple[str, ...] = (
     "That sounds like a lot to carry. What has been the hardest part of it for you?",
     "It sounds as if nobody around you really noticed how much this took out of you.",
     "Who else knows about this, and how did they take it?",
+    "No wonder I'm keeps coming back to you.",
     "I have no idea how long this has been going on for you, and I'd be glad to know.",
     "Maybe you could write down what you need and say it to them plainly this week.",
     "I'm sorry, I think I rushed you there. Take your time.",

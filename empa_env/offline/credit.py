@@ -54,9 +54,10 @@ from empa_env.reading.reply import (
     own_words,
 )
 from empa_env.reading.tokens import Token, tokens_of, word_set
+from empa_env.reading.world import PRONOUN_IS
 
 #: The rules' version (part of the judge's identity).
-CREDIT_RULES = "credit-v7"
+CREDIT_RULES = "credit-v8"
 #: Summed generic credit a reply may earn (spread over the axes it earns on).
 GENERIC_TOTAL = 0.5
 #: Generic credit is whole only for a reply whose own words come near what the user said (its
@@ -256,7 +257,6 @@ def _topic_similarity(s: SentenceReading, topic: np.ndarray | None) -> float:
 
 _MODALS = word_set("would will can could should might must shall")
 _CONTRACTED = ("'re", "'m", "'ve", "'ll", "'d", "’re", "’m", "’ve", "’ll", "’d")
-_PRONOUN_IS = word_set("it's that's he's she's there's here's what's who's where's")
 
 
 def stranded_contraction(s: SentenceReading) -> bool:
@@ -266,7 +266,7 @@ def stranded_contraction(s: SentenceReading) -> bool:
     toks = s.tokens
     return any(
         b.text in _MODALS
-        and (a.text.endswith(_CONTRACTED) or a.text.replace("’", "'") in _PRONOUN_IS)
+        and (a.text.endswith(_CONTRACTED) or a.text.replace("’", "'") in PRONOUN_IS)
         for a, b in zip(toks, toks[1:], strict=False)
     )
 
@@ -276,9 +276,12 @@ def sentence_credit(
     topic: np.ndarray | None,
     said: frozenset[str] = frozenset(),
     their_feelings: tuple[str, ...] = (),
+    told: frozenset[str] = frozenset(),
 ) -> SentenceCredit:
     """What one sentence earns (see the module docstring); ``said``: lemmas of the user's last
-    messages (to tell an echo of their words from a reflection); ``their_feelings``: the feeling
+    messages (to tell an echo of their words from a reflection); ``told``: the lemmas of
+    everything in their world (:attr:`~empa_env.reading.world.UserWorld.items`: a word of theirs
+    from any earlier message is theirs, not the sentence's own); ``their_feelings``: the feeling
     families the user named (a story of one's own that shares one is a shared experience).
 
     Each axis's level is ``2 x strength x grounding``: the strength is how clearly the sentence
@@ -322,10 +325,12 @@ def sentence_credit(
     # one word of theirs in a stock frame is no reflection: it earns as a generic line does; a
     # story of one's own that tells of the same things in other words is shared experience
     grounding = 1.0 if n >= 2 or (n >= 1 and (feelings_ok or (disclosing and paraphrase))) else 0.0
-    if grounding and not paraphrase and not feelings_ok and not _says_its_own(s, said):
+    if grounding and not paraphrase and not feelings_ok and not _says_its_own(s, said | told):
         # their words set into a stock frame ("It makes sense that you feel this way, machine and
-        # queue"), however many: the sentence says nothing of its own about them (a feeling of
-        # theirs named back to them is something of its own: it reads what they told)
+        # queue"; "What does five bring up for you?" after "I feed it at five" and, six messages
+        # before, "my mother still brings me food"), however many: the sentence says nothing of
+        # its own about them (a feeling of theirs named back to them is something of its own: it
+        # reads what they told)
         grounding = 0.0
     levels = dict.fromkeys("CAP", 0.0)
     reasons: dict[str, str] = {}
@@ -399,6 +404,7 @@ def reply_credit(
     last_user = _last_user_tokens(reading)
     topic = _centroid(last_user) if last_user else None
     previous_grounded = False
+    told = frozenset(reading.world.items)
     for s in reading.sentences:
         if not s.readable:
             continue
@@ -408,7 +414,7 @@ def reply_credit(
             )
         if any(s.text in d or d in s.text for d in discredited) or stranded_contraction(s):
             continue
-        sc = sentence_credit(s, topic, reading.world.recent_lemmas, reading.world.feelings)
+        sc = sentence_credit(s, topic, reading.world.recent_lemmas, reading.world.feelings, told)
         if sc.generic and previous_grounded and sc.levels["A"] and s.words[:1] in _DEICTIC:
             # "That's a heavy thing to carry." right after a sentence about what they told: the
             # feeling is named about it (the deictic points back), so it is not a stock line

@@ -34,6 +34,7 @@ from empa_env.offline.semantic.judger import SemanticJudger
 from empa_env.reading import lexicon as reading_lexicon
 from empa_env.reading.act_head import act_head, harm_gate, harm_head
 from empa_env.reading.reply import ReplyReading, read_reply
+from empa_env.reading.world import borrowed_words
 from empa_env.roles.base import Judger
 from empa_env.roles.views import JudgeView, Message
 from epm.rubric import AXES
@@ -116,7 +117,9 @@ class ReadingJudger(Judger):
         self, reply: str, history: tuple[Message, ...], code: str
     ) -> tuple[ReplyReading, Credit]:
         users = [m.content for m in history if m.role == "user"]
-        reading = read_reply(reply, users, code)
+        # a thing the user only took up from an earlier reply is the listener's word, not theirs
+        borrowed = borrowed_words(((m.role, m.content) for m in history), code)
+        reading = read_reply(reply, users, code, borrowed=borrowed)
         verdict = self.guards.inspect(reply, history, code)
         heads = self._heads(users, reply) if reply.strip() and USE_HEADS else None
         return reading, reply_credit(reading, heads, verdict.discredited)

@@ -433,18 +433,29 @@ def _read_weight(args: tuple, value: object) -> int:  # noqa: ANN001
 
 
 @lru_bytes(24 << 20, _read_weight)
-def _read(reply: str, texts: tuple[str, ...], code: str, window: int | None) -> ReplyReading:
-    world = user_world(texts, code, window)
+def _read(
+    reply: str,
+    texts: tuple[str, ...],
+    code: str,
+    window: int | None,
+    borrowed: frozenset[str] = frozenset(),
+) -> ReplyReading:
+    world = user_world(texts, code, window, borrowed)
     sentences = tuple(_read_sentence(c, world, code) for c in sentences_of(reply, code))
     return ReplyReading(reply, code, sentences, world, texts)
 
 
 def read_reply(
-    reply: str, user_texts: Sequence[str], code: str = "en", window: int | None = WINDOW
+    reply: str,
+    user_texts: Sequence[str],
+    code: str = "en",
+    window: int | None = WINDOW,
+    borrowed: frozenset[str] = frozenset(),
 ) -> ReplyReading:
     """Read ``reply`` against what the user said in ``user_texts`` (oldest first; the last
-    ``window`` of them, all with ``None``)."""
-    return _read(reply, tuple(user_texts), code, window)
+    ``window`` of them, all with ``None``); ``borrowed``: words the user only took up from the
+    listener (:func:`~empa_env.reading.world.borrowed_words`), which are no things of theirs."""
+    return _read(reply, tuple(user_texts), code, window, borrowed)
 
 
 __all__ = [

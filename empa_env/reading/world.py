@@ -7,7 +7,9 @@ my grandson"), the **feelings** they named (by family: "embarrassed" and "humili
 **amounts** they gave ("three days", "twenty-two years") and the **things and events** they spoke
 of, each content word weighted by its **salience**: how central it is to what that message is
 about (its closeness in meaning to the message's other words), so that a word said in passing
-("my socks") weighs little and the subject of the message ("my dad died") much.
+("my socks") weighs little and the subject of the message ("my dad died") much. A thing the user
+only took up from the listener's last reply (:func:`borrowed_words`) is the listener's word, not
+theirs, and is left out when the reader is given the conversation.
 
 :func:`references` finds what a sentence of a reply speaks about, by meaning and not by a shared
 token: the same lemma ("locked" / "the lock"), a word close in meaning ("mum" / "mother",
@@ -407,14 +409,21 @@ def _fold(texts: tuple[str, ...], code: str) -> _Fold:
     )  # fmt: skip
 
 
+#: Distinct content words from which a message tells something (a paraphrase of the user is read
+#: against their last two such messages).
+TELLS = 3
+
+
 def _world_weight(args: tuple, value: object) -> int:  # noqa: ANN001
     return 4000 + 40 * sum(len(t) for t in args[0])
 
 
 @lru_bytes(8 << 20, _world_weight)
-def _world(texts: tuple[str, ...], code: str) -> UserWorld:
+def _world(texts: tuple[str, ...], code: str, borrowed: frozenset[str] = frozenset()) -> UserWorld:
     fold = _fold(texts, code)
     items = fold.acc
+    if borrowed:
+        items = {k: i for k, i in items.items() if i.kind != "thing" or k not in borrowed}
     rows = tuple(k for k in items if items[k].kind != "person")
     M, where = meanings().matrix(rows)
     matrix = np.zeros((len(rows), meanings().dim), np.float32)
@@ -422,7 +431,11 @@ def _world(texts: tuple[str, ...], code: str) -> UserWorld:
         matrix[where] = M
     recent = texts[-2:]
     recent_lemmas = frozenset(t.lemma for text in recent for t in _message(text, code).tokens)
-    recent_text = " ".join(recent)
+    # what a reply can say back in other words is what they last told: the last two messages
+    # that tell something (a short "Exactly that." or "That helps a little." has nothing to say
+    # back, and a stock line lies near it as near any small talk)
+    told = [t for t in texts if len({e[0] for e in _message(t, code).entries}) >= TELLS]
+    recent_text = " ".join(told[-2:] or recent)
     recent_vector = None
     if recent:
         from empa_env.offline.semantic.encoder import shared_encoder
@@ -444,11 +457,41 @@ def _world(texts: tuple[str, ...], code: str) -> UserWorld:
 
 
 def user_world(
-    user_texts: Iterable[str], code: str = "en", window: int | None = WINDOW
+    user_texts: Iterable[str],
+    code: str = "en",
+    window: int | None = WINDOW,
+    borrowed: frozenset[str] = frozenset(),
 ) -> UserWorld:
-    """The world of the user's last ``window`` non-empty messages (all with ``None``)."""
+    """The world of the user's last ``window`` non-empty messages (all with ``None``), without
+    the things whose words are ``borrowed`` (see :func:`borrowed_words`)."""
     texts = tuple(t for t in user_texts if t and t.strip())
-    return _world(texts[-window:] if window else texts, code)
+    return _world(texts[-window:] if window else texts, code, borrowed)
+
+
+def borrowed_words(turns: Iterable[tuple[str, str]], code: str = "en") -> frozenset[str]:
+    """Lemmas the user first said right after the listener had said them: words of the
+    listener's own that the user took up ("Right, weighing." after "It sounds like the list is
+    weighing on you"; "It brings up a lot." after "What does that bring up for you?").
+    ``turns``: ``(role, text)`` in order, ``role`` "user" or "assistant".
+
+    A thing named that way is the listener's word handed back, not something the user told: a
+    later reply that speaks of it speaks of its own words (a frame's own "bring" or "weighing",
+    taken up once, would otherwise ground every later use of the frame). People and feelings
+    the user takes up stay theirs (a feeling said back and confirmed is theirs)."""
+    said: set[str] = set()
+    borrowed: set[str] = set()
+    listener: frozenset[str] = frozenset()
+    for role, text in turns:
+        if not text or not text.strip():
+            continue
+        lemmas = {t.lemma for t in tokens_of(text, code) if t.text.isalpha() and not t.closed}
+        if role == "user":
+            borrowed |= (lemmas - said) & listener
+            said |= lemmas
+            listener = frozenset()
+        else:
+            listener = frozenset(lemmas)
+    return frozenset(borrowed)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -538,11 +581,42 @@ def in_place(tokens: Sequence[Token], k: int) -> bool:
     return True
 
 
+#: A pronoun contracted with "is" or "has" (a subject and its verb in one word).
+PRONOUN_IS = word_set("it's that's he's she's there's here's what's who's where's")
+#: Verbs that agree with a third-person singular subject only (no noun reading in common use).
+_THIRD_SINGULAR = word_set("keeps seems is has does isn't hasn't doesn't")
+#: Words that cannot stand as the subject right before such a verb: subject pronouns of another
+#: person ("I keeps"), object pronouns ("him keeps"), determiners without their noun ("the
+#: keeps"), modals ("would is"), and any contraction of a pronoun with its verb
+#: ("I'm keeps", "That's keeps").
+_NOT_SUBJECT = word_set(
+    "i you we they me him us them the a an my your our their her its every will would can could "
+    "should might must shall may"
+)
+
+
+def no_subject(tokens: Sequence[Token], k: int) -> bool:
+    """Whether the word at ``k`` stands before a verb that needs a third-person singular subject
+    and cannot be that subject (see :data:`_NOT_SUBJECT`): a word set where no English sentence
+    has one ("No wonder I'm keeps coming back to you"), whoever's word it is."""
+    if k + 1 >= len(tokens) or tokens[k + 1].text not in _THIRD_SINGULAR:
+        return False
+    w = tokens[k].text.replace("’", "'")
+    if w in _NOT_SUBJECT:
+        return True
+    lex = lexicon()
+    pronoun = lex.first_person | lex.second_person | lex.third_person
+    return ("'" in w and w in pronoun) or w in PRONOUN_IS
+
+
 def slotted(tokens: Sequence[Token], world: UserWorld) -> bool:
     """Whether a content word of the user's own stands out of its grammatical place in the
-    sentence ("No wonder beautiful keeps coming back to you"): a stock frame with their word
-    slotted in, which says nothing of them in other words either."""
+    sentence ("No wonder beautiful keeps coming back to you"), or any word stands where no
+    subject can (:func:`no_subject`, "No wonder I'm keeps coming back to you"): a stock frame with
+    a word slotted in, which says nothing of them in other words either."""
     for k, t in enumerate(tokens):
+        if no_subject(tokens, k):
+            return True
         if (
             t.text.isalpha()
             and not t.closed
@@ -645,5 +719,6 @@ def references(tokens: Sequence[Token], world: UserWorld) -> tuple[Reference, ..
 
 __all__ = [
     "Amount", "FEELING_SIMILARITY", "Item", "REFERENCE_SIMILARITY", "Reference", "UserWorld",
-    "amounts_in", "feeling_family", "in_place", "references", "slotted", "user_world",
+    "PRONOUN_IS", "amounts_in", "borrowed_words", "feeling_family", "in_place", "no_subject",
+    "references", "slotted", "user_world",
 ]  # fmt: skip

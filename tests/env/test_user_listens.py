@@ -508,3 +508,19 @@ def test_a_question_about_their_story_in_other_words_is_no_change_of_subject(env
     started(env, "empa30-002", warm=2)
     obs, *_ = answer(env, "What did the police say about the ring?")
     assert "has to do with" not in obs and "get back to" not in obs, obs
+
+
+def test_a_confirmed_summary_is_taken_up_in_the_users_own_words():
+    """A user who confirms a summary names their own life in their words: a word of the reply
+    that speaks of a thing of theirs by meaning ("apartment" for what they called the rent or the
+    flat) is not taken up as theirs (it would become theirs to the next reader)."""
+    from empa_env.offline.user.hearing import _their_word
+    from empa_env.reading.reply import read_reply as read_by_meaning
+
+    said = "The landlord raised the rent and I was terrified of losing the flat."
+    reading = read_by_meaning("That fear about the apartment sounds exhausting.", [said])
+    refs = [r for s in reading.sentences for r in s.references if r.word == "apartment"]
+    assert refs and refs[0].strength < 1.0
+    assert _their_word(refs[0], reading.world) in said.lower().replace(".", "").split()
+    same = read_by_meaning("Losing the flat would be awful.", [said]).sentences[0].references
+    assert "flat" in {_their_word(r, reading.world) for r in same}

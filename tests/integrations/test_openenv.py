@@ -42,7 +42,7 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server_url():
-    """The one command: an EMPA-Bench-v8 server of 3-turn episodes on a free port."""
+    """The one command: an EMPA-Bench-v9 server of 3-turn episodes on a free port."""
     port = _free_port()
     command = [
         *SERVER, "--env", ENV_ID, "--port", str(port), "--max-sessions", "4",
@@ -177,8 +177,8 @@ def test_the_server_publishes_empas_schemas(server_url):
             ["--env", "CartPole-v1"],
             "'CartPole-v1' is not an EMPA environment; known: EMPA-Bench-v0, EMPA-Bench-v1, "
             "EMPA-Bench-v2, EMPA-Bench-v3, EMPA-Bench-v4, EMPA-Bench-v5, EMPA-Bench-v6, EMPA-Bench-v7, "
-            "EMPA-Bench-v8, EMPA-v0, EMPA-v1, EMPA-v2, EMPA-v3, EMPA-v4, EMPA-v5, EMPA-v6, EMPA-v7, "
-            "EMPA-v8",
+            "EMPA-Bench-v8, EMPA-Bench-v9, EMPA-v0, EMPA-v1, EMPA-v2, EMPA-v3, EMPA-v4, EMPA-v5, "
+            "EMPA-v6, EMPA-v7, EMPA-v8, EMPA-v9",
         ),
         (["--judger", "nope"], "unknown judger backend 'nope'"),
         (["--max-turns", "3"], "need 1 <= min_turns <= max_turns"),
@@ -197,8 +197,8 @@ def test_empa_serve_is_the_same_command():
     from empa_env.cli import build_parser
 
     parser = build_parser()
-    args = parser.parse_args(["serve", "--env", "EMPA-v8", "--port", "9", "--judger", "lexicon"])
-    assert args.env == "EMPA-v8" and args.port == 9 and args.judger == "lexicon"
+    args = parser.parse_args(["serve", "--env", "EMPA-v9", "--port", "9", "--judger", "lexicon"])
+    assert args.env == "EMPA-v9" and args.port == 9 and args.judger == "lexicon"
 
 
 def test_trls_environment_path_plays_a_served_environment(server_url):

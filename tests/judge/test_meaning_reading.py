@@ -135,3 +135,80 @@ def test_a_greeting_or_a_term_of_address_is_not_what_they_talk_about(judge):
         assert "friend" in user_world((told,)).items, told
     j = rate(judge, user, "No wonder you feel worn down, with your friend and the evening on you.")
     assert j.prog["C"] == 0 and j.prog["A"] <= GENERIC_TOTAL, j.reasoning
+
+
+def _judge_after(judge, turns: list[tuple[str, str]], reply: str):  # noqa: ANN001, ANN202
+    history = tuple(Message(role, text) for role, text in turns)  # type: ignore[arg-type]
+    return judge.judge(JudgeView(None, history, reply, len(turns)))  # type: ignore[arg-type]
+
+
+def test_a_word_the_user_only_took_up_from_the_listener_is_not_theirs():
+    from empa_env.reading.world import borrowed_words, user_world
+
+    turns = [
+        ("user", "My landlord wants us out by March and the deposit is gone."),
+        ("assistant", "What part of the move feels most like a cliff edge?"),
+        ("user", "The cliff edge is March, honestly."),
+        ("assistant", "Tell me about the deposit."),
+        ("user", "The deposit was two thousand."),
+    ]
+    borrowed = borrowed_words(turns)
+    # "cliff" and "edge" came from the listener; "deposit" and "march" were theirs before
+    assert {"cliff", "edge"} <= borrowed and not {"deposit", "march"} & borrowed
+    users = [t for r, t in turns if r == "user"]
+    items = user_world(users, borrowed=borrowed).items
+    assert "cliff" not in items and "deposit" in items and "landlord" in items
+    assert "cliff" in user_world(users).items  # read without the conversation, it is theirs
+
+
+def test_a_frame_whose_words_are_all_theirs_from_earlier_messages_says_nothing_of_its_own(judge):
+    """A question frame filled with one word of theirs whose other content word they happened to
+    use messages before ("bring" after "my mother still brings me food") says nothing of its own
+    about them: it earns as a generic line, not as grounded exploration."""
+    turns = [
+        ("user", "I'm thirty and my mother still brings me food."),
+        ("assistant", "That sounds like a lot of change at once."),
+        ("user", "I moved flats too. The new one is quiet."),
+        ("assistant", "Quiet can be hard after so long with someone."),
+        ("user", "The quiet gets loud at night. I walk at two in the morning."),
+    ]
+    framed = _judge_after(judge, turns, "What do the walks bring up for you?")
+    assert framed.prog["P"] <= 0.5, framed.reasoning
+    honest = _judge_after(
+        judge, turns, "What keeps you company on those walks when the streets are empty?"
+    )
+    assert honest.prog["P"] > framed.prog["P"], (honest.reasoning, framed.reasoning)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "No wonder I'm keeps coming back to you.",
+        "It seems like the keeps you up at night.",
+        "Maybe you is carrying more than anyone sees.",
+        "I think them seems far away now.",
+        "That's why that's is so heavy.",
+    ],
+)
+def test_a_word_where_no_subject_can_stand_reads_as_a_slotted_frame(sentence):
+    from empa_env.reading.world import slotted, user_world
+
+    world = user_world(("My brother stopped calling after the funeral and I keep waiting.",))
+    assert slotted(tokens_of(sentence), world)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "No wonder it keeps coming back to you.",
+        "Who you are is enough.",
+        "What he has is a lot of guilt.",
+        "She seems tired, and he is angry.",
+        "The waiting itself keeps you up.",
+    ],
+)
+def test_a_grammatical_subject_is_not_a_slot(sentence):
+    from empa_env.reading.world import no_subject
+
+    toks = tokens_of(sentence)
+    assert not any(no_subject(toks, k) for k in range(len(toks)))

@@ -37,7 +37,7 @@ from empa_env.reading.lexicon import lemma, lexicon, meanings, parts_of_speech
 from empa_env.reading.reply import ReplyReading, SentenceReading, opposed_feelings
 from empa_env.reading.reply import read_reply as read_by_meaning
 from empa_env.reading.tokens import Token, sentences_of, tokens_of, word_set
-from empa_env.reading.world import UserWorld, amounts_in, feeling_family
+from empa_env.reading.world import Reference, UserWorld, amounts_in, feeling_family
 
 #: Which fact kinds answer which question kind best (the first fits best).
 ANSWERS: dict[str, tuple[str, ...]] = {
@@ -1330,6 +1330,18 @@ def _gives(question: Question, fact: Fact) -> bool:
     return True
 
 
+def _their_word(ref: Reference, world: UserWorld) -> str:
+    """The user's own word for what a reply's word refers to: the reply's word when it is theirs
+    (the same lemma, a name, a relation of theirs), else the form they used ("Yes. Glass,
+    exactly." for a reply's "window"). A user who confirms a summary speaks of their own life in
+    their own words; taking up the reply's word instead would make it theirs to the next reader
+    (a frame's own "wonder" echoed back, then credited as something they told)."""
+    if ref.kind == "person" or ref.kind == "amount" or ref.strength >= 1.0:
+        return ref.word
+    item = world.items.get(ref.item)
+    return min(item.forms, key=lambda f: (len(f), f)) if item is not None and item.forms else ""
+
+
 def hear(
     reading: Reading,
     known: Sequence[Fact],
@@ -1424,7 +1436,7 @@ def hear(
         claimed = claimed or unfounded_claim(s, shared.world)
         if not claimed and s is not None and (s.references or s.paraphrase > -0.17):
             summary_right = True
-            echo = max((r.word for r in s.references), key=len, default="")
+            echo = max((_their_word(r, shared.world) for r in s.references), key=len, default="")
     if mistake is not None:
         summary_wrong = mistake.word
     elif claimed:
