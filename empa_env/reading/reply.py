@@ -81,13 +81,8 @@ class SentenceReading:
     #: of its own to compare): a sentence about puzzles is as far from this user as from anyone,
     #: so its :attr:`paraphrase` is near 0 while its closeness stays low.
     closeness: float = -1.0
-    #: The same comparison as :attr:`paraphrase` read by whole-sentence meaning (the MiniLM
-    #: encoder, the sentence with the user's own words taken out, against the user's last two
-    #: messages, minus the mean of the ten closest of the same reference pool), computed only for
-    #: a sentence whose :attr:`paraphrase` reaches :data:`MEANING_CHECK_FROM` (-1 otherwise): word
-    #: vectors find "no wonder it keeps coming back to you" near a worried message; the sentence's
-    #: meaning does not.
-    meaning: float = -1.0
+    #: The world the sentence was read against (for :attr:`meaning`, read when first asked).
+    world: UserWorld | None = field(default=None, compare=False, repr=False)
     #: How likely each act is, by the learned act head (:mod:`empa_env.reading.act_head`; empty
     #: for a sentence the user cannot read).
     act_probs: dict[str, float] = field(default_factory=dict, compare=False)
@@ -103,6 +98,23 @@ class SentenceReading:
     @property
     def addressee(self) -> str:
         return self.acts.addressee
+
+    @property
+    def meaning(self) -> float:
+        """The same comparison as :attr:`paraphrase` read by whole-sentence meaning (the MiniLM
+        encoder, the sentence with the user's own words taken out, against the user's last two
+        messages that tell something, minus the mean of the ten closest of the same reference
+        pool), for a sentence whose :attr:`paraphrase` reaches :data:`MEANING_CHECK_FROM` (-1
+        otherwise): word vectors find "no wonder it keeps coming back to you" near a worried
+        message; the sentence's meaning does not. Read when first asked, once: the judge asks,
+        the simulated user never does (MiniLM was a fifth of a training step's time)."""
+        found = self._meaning
+        if found is None:
+            found = NO_PARAPHRASE
+            if self.world is not None and self.paraphrase >= MEANING_CHECK_FROM:
+                found = meaning_of(self.tokens, self.world)
+            object.__setattr__(self, "_meaning", found)
+        return found
 
     @property
     def readable(self) -> bool:
@@ -124,6 +136,7 @@ class SentenceReading:
         return [t.text for t in self.tokens]
 
     _foreign: bool = False
+    _meaning: float | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -403,7 +416,6 @@ def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
     paraphrase, closeness = (
         paraphrase_of(cut.tokens, world) if ok and not framed else (NO_PARAPHRASE,) * 2
     )
-    meaning = meaning_of(cut.tokens, world) if paraphrase >= MEANING_CHECK_FROM else NO_PARAPHRASE
     return SentenceReading(
         text=cut.text,
         start=cut.start,
@@ -420,7 +432,7 @@ def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
         amounts=core.amounts,
         paraphrase=paraphrase,
         closeness=closeness,
-        meaning=meaning,
+        world=world,
         act_probs=probs if ok else {},
         harm_probs=harms if ok else {},
         _foreign=lang not in (code, UNREADABLE),

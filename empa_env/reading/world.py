@@ -21,6 +21,7 @@ alone") refers to nothing.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -371,11 +372,29 @@ class _Fold:
 _EMPTY = _Fold({}, {}, {}, (), (), frozenset())
 
 
-def _fold_weight(args: tuple, value: object) -> int:  # noqa: ANN001
-    return 3000 + 24 * sum(len(t) for t in args[0])
+#: Bytes an :class:`Item` first made by a fold holds (the object, its forms and its parts of
+#: speech), counted at the fold that makes it.
+ITEM_BYTES = 400
 
 
-@lru_bytes(8 << 20, _fold_weight)
+def _fold_weight(args: tuple, value: _Fold) -> int:  # noqa: ANN001
+    """What a fold adds to what its prefix's fold holds: its own containers (each fold copies the
+    accumulated dicts and sets), the key's tuple, the newest message and the items that message
+    may add. (The earlier messages and items are held, and were counted, by the prefix's entry:
+    counting every message's characters again at every length made the cache hold a tenth of
+    what its budget allows, and rebuild the same prefixes over and over in lockstep play.)"""
+    texts, code = args[0], args[1]
+    if not texts:
+        return 1000
+    own = (value.names, value.relations, value.acc, value.vocabulary, value.feelings, value.amounts)
+    return (
+        1000 + sys.getsizeof(texts) + sys.getsizeof(texts[-1])
+        + sum(sys.getsizeof(x) for x in own)
+        + ITEM_BYTES * len(_message(texts[-1], code).entries)
+    )  # fmt: skip
+
+
+@lru_bytes(24 << 20, _fold_weight)
 def _fold(texts: tuple[str, ...], code: str) -> _Fold:
     """The messages folded, each added to the fold of the ones before it (cached: a conversation
     adds one message a turn, so each turn reads one new message)."""
@@ -414,8 +433,14 @@ def _fold(texts: tuple[str, ...], code: str) -> _Fold:
 TELLS = 3
 
 
-def _world_weight(args: tuple, value: object) -> int:  # noqa: ANN001
-    return 4000 + 40 * sum(len(t) for t in args[0])
+def _world_weight(args: tuple, value: UserWorld) -> int:  # noqa: ANN001
+    """What a world adds to its fold's (see :func:`_fold_weight`): its word-vector matrix, the
+    recent words, text and vector, and its items when it leaves borrowed ones out."""
+    own = [args[0], value.recent_lemmas, value.recent_text, value._rows]
+    if len(args) > 2 and args[2]:
+        own += [value.items, args[2]]
+    vector = value.recent_vector.nbytes if value.recent_vector is not None else 0
+    return 1000 + value._matrix.nbytes + vector + sum(sys.getsizeof(x) for x in own)
 
 
 @lru_bytes(8 << 20, _world_weight)

@@ -102,3 +102,24 @@ def test_prose_with_curly_quotes_reads_as_the_full_fold_reads_it(text):
     for start in range(len(fast.text)):
         for end in range(start + 1, len(fast.text) + 1):
             assert fast.quote(start, end) == full.quote(start, end)
+
+
+def test_a_conversations_folds_weigh_at_least_what_its_longest_fold_holds():
+    """A fold's weight counts what it adds to its prefix's (its own containers, the newest
+    message, the items that message may add), not every message again: the folds of one
+    conversation together still weigh at least what the longest one holds, keys included, so the
+    cache's byte budget stays an upper bound however many prefixes it evicts."""
+    from empa_env.bounded_cache import approx_size
+    from empa_env.cases.suites import load_suite
+    from empa_env.reading import world
+
+    case = load_suite("empa30-v1").cases[3]
+    texts = (case.experience.current_situation, case.scenario_trigger, *case.voice.openings,
+             *case.voice.details, *(f.answer for f in case.facts))  # fmt: skip
+    world._fold.cache_clear()
+    longest = world._fold(texts, "en")
+    info = world._fold.cache_info()
+    assert info["entries"] == len(texts) + 1  # every prefix kept, the empty one too
+    assert info["bytes"] >= approx_size(longest) + approx_size((texts, "en"))
+    # and not each message again at every length (the old weight: 24 bytes a character, summed)
+    assert info["bytes"] < sum(24 * sum(map(len, texts[:k])) for k in range(len(texts) + 1))
