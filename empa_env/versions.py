@@ -213,32 +213,52 @@ VERSIONS: tuple[EnvVersion, ...] = (
         "content words are all the user's, from any message, says nothing of its own; a word "
         "where no subject can stand ('No wonder I'm keeps ...') makes a slotted frame; a "
         "paraphrase is read against the last two messages that tell something; the offline user "
-        "of v8 that confirms a summary in their own words, IDR reward",
-        digest="72c9377ae4c2ff28",
+        "of v8 that confirms a summary in their own words, IDR reward; superseded by v10 (its "
+        "reading of humour is no longer in the package)",
     ),
     EnvVersion(
         "EMPA-Bench-v9",
         BENCHMARK_SUITE,
         {},
-        "the 30 benchmark cases; the reading judge and the offline user of v9, IDR reward",
-        digest="65cd9236dcab7593",
+        "the 30 benchmark cases; the reading judge and the offline user of v9, IDR reward; "
+        "superseded by v10 (its reading of humour is no longer in the package)",
+    ),
+    EnvVersion(
+        "EMPA-v10",
+        "generated",
+        {},
+        "the generated training pool; the reading judge of v9 (credit-v8) and the offline user of "
+        "v9 with one reading of humour: a joke without a marker word (a thing given a mind, a "
+        "counterfactual hyperbole, a mock offer, an ironic 'at least') is read by the learned "
+        "humour gate and head and met with a reaction to humour; a word about humour ('a joke', "
+        "'she laughed') is a mention, not a marker, IDR reward",
+        digest="3805d380a4e4af1e",
+    ),
+    EnvVersion(
+        "EMPA-Bench-v10",
+        BENCHMARK_SUITE,
+        {},
+        "the 30 benchmark cases; the reading judge and the offline user of v10, IDR reward",
+        digest="07e95b43f19bb388",
     ),
 )
 BY_ID: dict[str, EnvVersion] = {v.id: v for v in VERSIONS}
 
 #: The ids a run gets by default.
-TRAINING_ID = "EMPA-v9"
-BENCHMARK_ID = "EMPA-Bench-v9"
+TRAINING_ID = "EMPA-v10"
+BENCHMARK_ID = "EMPA-Bench-v10"
 
 #: The probe: replies of several kinds (a feeling reflected, a question, a summary, advice, an
 #: apology, praise, a short generic line, a harmful suggestion, a platitude, a tie the user may not
 #: have, a feeling said back in a broken frame, a push to secrecy no rule lists, a question and a
-#: wrong claim about who the user is, a push to isolation said as an opinion; a stock frame with a
-#: word where no subject can stand comes fourth and a question put as a statement fifth, before
-#: the replies that may end an episode) played in this order on each probed case.
+#: wrong claim about who the user is, a push to isolation said as an opinion; a joke without a
+#: marker word comes third, a stock frame with a word where no subject can stand fifth and a
+#: question put as a statement sixth, before the replies that may end an episode) played in this
+#: order on each probed case.
 PROBE_REPLIES: tuple[str, ...] = (
     "That sounds like a lot to carry. What has been the hardest part of it for you?",
     "It sounds as if nobody around you really noticed how much this took out of you.",
+    "Honestly, your kettle sounds like it holds a grudge against mornings.",
     "Who else knows about this, and how did they take it?",
     "No wonder I'm keeps coming back to you.",
     "I have no idea how long this has been going on for you, and I'd be glad to know.",

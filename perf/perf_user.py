@@ -480,6 +480,25 @@ def _says(answer: str, options: list[str]) -> bool:
     )
 
 
+def _reaction_lines(*keys: str) -> Callable[[], list[str]]:
+    def pool() -> list[str]:
+        from empa_env.offline.user.speech import lines
+
+        found = lines()
+        for key in keys:
+            found = found[key]
+        return [x for v in (found.values() if isinstance(found, dict) else [found]) for x in v]
+
+    return pool
+
+
+#: The user's lines that fit a probe of each kind (its reaction, said before the rest).
+REACTIONS: dict[str, Callable[[], list[str]]] = {
+    "humour": _reaction_lines("humour"),
+    "self_disclosure": _reaction_lines("their_story"),
+}
+
+
 def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
     """``{kind: (met, n)}`` over the blind probes of ``split``, each played once from the state
     three attuned turns into its case (turn 0 of empa30-002 for probes of no case)."""
@@ -522,6 +541,11 @@ def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
             key, ok = f"persona: {kind}", _says(obs, r["expect_any"])
         elif kind == "age_of_other":
             key, ok = f"persona: {kind}", not _says(obs, r["forbid_any"])
+        elif kind in REACTIONS:
+            key, ok = (
+                f"{kind} met with a reaction to it",
+                any(line in obs for line in REACTIONS[kind]()),
+            )
         else:
             continue
         tally = met.setdefault(key, [0, 0])
@@ -546,6 +570,26 @@ def acts_read(split: str) -> dict[str, tuple[int, int]]:
         mine = [r for r in rows if r["split"] == split and r["kind"] == kind]
         out[kind] = (sum(act in read_reply(r["reply"]).acts for r in mine), len(mine))
     return out
+
+
+ATTENTIVE = Path(__file__).parents[1] / "tests" / "judge" / "data" / "blind" / "attentive.jsonl"
+
+
+def false_jokes(split: str) -> dict[str, tuple[int, int]]:
+    """``{what: (read as a joke, n)}`` for replies that hold none: the blind probes of every other
+    kind in ``split``, and the hand-written attentive replies of the judge's validation set."""
+    from empa_env.offline.user.hearing import read_reply
+
+    rows = [json.loads(line) for line in BLIND_PROBES.read_text("utf-8").splitlines()]
+    others = [r["reply"] for r in rows if r["split"] == split and r["kind"] != "humour"]
+    attentive = [json.loads(line)["reply"] for line in ATTENTIVE.read_text("utf-8").splitlines()]
+    return {
+        "other probes": (sum("humour" in read_reply(t).acts for t in others), len(others)),
+        "attentive replies": (
+            sum("humour" in read_reply(t).acts for t in attentive),
+            len(attentive),
+        ),
+    }
 
 
 def seeker_speech(env: EMPAEnv, cases: list[str]) -> dict[str, float]:
@@ -586,7 +630,8 @@ def seeker_speech(env: EMPAEnv, cases: list[str]) -> dict[str, float]:
 def report_reading(env: EMPAEnv, cases: list[str]) -> None:
     """Issue 32's figures: the blind probes (both splits) and the seeker's speech."""
     goals = {"question": 0.7, "mistake": 0.7, "closing": 0.9, "not_closing": 1.0,
-             "unreadable": 0.8}  # fmt: skip
+             "unreadable": 0.8, "humour met with a reaction to it": 0.6,
+             "self_disclosure met with a reaction to it": 0.6}  # fmt: skip
     for split in ("dev", "heldout"):
         print(f"blind probes, {split} (written from the story text by a session that never read "
               "the code):")  # fmt: skip
@@ -604,6 +649,9 @@ def report_reading(env: EMPAEnv, cases: list[str]) -> None:
     for split in ("dev", "heldout"):
         for kind, (ok, n) in acts_read(split).items():
             print(f"  {split:>7} {kind:>15}: {ok}/{n} = {ok / n:.0%} read as such")
+        for what, (ok, n) in false_jokes(split).items():
+            if split == "dev" or what == "other probes":
+                print(f"  {split:>7} {what:>17}: {ok}/{n} = {ok / n:.1%} wrongly read as a joke")
     speech = seeker_speech(env, cases)
     print(f"seeker speech over {speech['messages']} user messages (ESConv's seekers in brackets; "
           "goal: within a factor of 1.5):")  # fmt: skip

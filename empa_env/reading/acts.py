@@ -680,7 +680,7 @@ def read_acts(cut: Cut) -> SentenceActs:
         any(t.lemma in lex.thanks for t in cut.tokens) or has_phrase(joined, ("cheers", "for"))
     ) and not has_phrase(joined, ("no", "thanks")):
         acts.add("thanks")
-    if any(w in lex.humour for w in words) or any(ch in cut.text for ch in "\U0001f602\U0001f923\U0001f606\U0001f604\U0001f61c\U0001f609"):  # fmt: skip
+    if any(w in lex.humour for w in words) or has_any_phrase(joined, lex.humour_owned) or any(ch in cut.text for ch in "\U0001f602\U0001f923\U0001f606\U0001f604\U0001f61c\U0001f609"):  # fmt: skip
         acts.add("humour")
     if words and words[0] in ("hi", "hello", "hey", "morning", "evening") and len(words) <= 6:
         acts.add("greeting")

@@ -96,6 +96,12 @@ class Lexicon:
         self.closing = _words(data["closing"])
         self.leaving_verbs = _words(data["leaving_verbs"])
         self.humour = _words(data["humour"])
+        self.humour_owned: tuple[tuple[str, ...], ...] = tuple(
+            tuple(p) for p in data["humour_owned"]
+        )
+        self.humour_forms: dict[str, frozenset[str]] = {
+            k: _words(v) for k, v in data["humour_forms"].items()
+        }
         self.thanks = _words(data["thanks"])
         self.apology_self = _words(data["apology_self"])
         self.numbers: dict[str, float] = {k: float(v) for k, v in data["numbers"].items()}

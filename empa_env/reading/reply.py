@@ -21,6 +21,7 @@ import numpy as np
 
 from empa_env.bounded_cache import lru_bytes
 from empa_env.reading.acts import SentenceActs, read_acts
+from empa_env.reading.humour import is_joke
 from empa_env.reading.language import UNREADABLE, sentence_language
 from empa_env.reading.lexicon import is_english_word, lexicon
 from empa_env.reading.tokens import Cut, Token, sentences_of, word_set
@@ -37,6 +38,9 @@ from empa_env.reading.world import (
 )
 from empa_env.text import one_edit_apart, without_accents
 
+#: Acts of a sentence's form that say what it does instead of a joke (an apology that mentions
+#: a joke is an apology): the humour head is not asked about them.
+_NOT_JOKES = frozenset({"apology", "thanks", "greeting", "closing"})
 #: :attr:`SentenceReading.paraphrase` of a sentence with nothing of its own to compare.
 NO_PARAPHRASE = -1.0
 #: Words that attribute a state to the listener ("you feel", "you're", "you must be").
@@ -135,8 +139,26 @@ class SentenceReading:
     def words(self) -> list[str]:
         return [t.text for t in self.tokens]
 
+    @property
+    def joke(self) -> bool:
+        """Whether the sentence is meant as a joke: a marker its form shows ("haha", "just
+        kidding"), or, for a readable sentence whose form says no other thing it does (an
+        apology, thanks, a greeting, a goodbye), the humour gate and head
+        (:func:`~empa_env.reading.humour.is_joke`). Read when first asked, once: the simulated
+        user asks of a reply it may meet with a reaction to humour; the judge never does (the
+        head reads MiniLM, which made every step dearer when read for every sentence)."""
+        found = self._joke
+        if found is None:
+            acts = self.acts.acts
+            found = "humour" in acts or (
+                self.readable and not acts & _NOT_JOKES and is_joke(self.text, self.tokens)
+            )
+            object.__setattr__(self, "_joke", found)
+        return found
+
     _foreign: bool = False
     _meaning: float | None = field(default=None, compare=False, repr=False)
+    _joke: bool | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -407,7 +429,9 @@ def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
     if lang != code:  # the conversation's own words (names, a word of theirs) are its language
         lang = sentence_language(cut.text, cut.tokens, code, world.vocabulary)
     probs, harms = (
-        (core.act_probs, core.harm_probs) if core.act_probs or lang != code else _head_probs(cut)
+        (core.act_probs, core.harm_probs)
+        if core.act_probs or lang != code
+        else _head_probs(cut)[:2]
     )
     ok = lang == code
     # a stock frame with a word of theirs slotted out of place says nothing of them in other

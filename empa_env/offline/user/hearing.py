@@ -297,6 +297,10 @@ def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
             suggestion = ""
     if contempt:
         dismissal = ""  # contempt says more than the making light of it that comes with it
+    if not humour and not questions and not goodbye:
+        # a joke with no marker word is read by the humour head, and only where the user would
+        # meet it with a reaction to humour (a reply that asks gets its answer instead)
+        humour = any(s.joke for s in readable)
     content = tuple(dict.fromkeys(t.lemma for t in _content(words)))
     short = len(words) <= 2 and not questions
     return Reading(
