@@ -84,6 +84,15 @@ def test_a_sentence_whose_form_says_what_it_does_is_not_asked() -> None:
     assert "apology" in read_reply(text).acts and "humour" not in read_reply(text).acts
 
 
+def test_a_joke_in_the_first_person_is_a_joke_and_a_story_of_ones_own_stays_one() -> None:
+    """Self-deprecating jokes were met with "Did it get easier for you?" (read as the supporter's
+    own story, whose reaction comes first)."""
+    joke = read_reply("I'd send you a casserole, but my oven is purely theoretical.")
+    assert "humour" in joke.acts and "own_story" not in joke.acts
+    story = read_reply("When my father died I couldn't open his letters for a year.")
+    assert "own_story" in story.acts and "humour" not in story.acts
+
+
 def test_few_attentive_replies_are_taken_for_jokes() -> None:
     """The hand-written attentive replies of the judge's validation set (vivid, detailed,
     sincere): measured when shipped, see the ceiling's comment."""

@@ -236,7 +236,8 @@ def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
         unreadable = max(set(codes), key=codes.count)
     questions: list[Question] = []
     suggestion = summary = ""
-    apology = goodbye = own_story = thanks = humour = False
+    apology = goodbye = thanks = humour = False
+    stories: list[SentenceReading] = []
     names: list[str] = []
     for s in readable:
         acts = s.acts.acts
@@ -275,7 +276,7 @@ def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
                     )
                 )  # fmt: skip
         elif "self_disclosure" in acts and s.addressee == "self" and "apology" not in acts:
-            own_story = True
+            stories.append(s)
         elif s.addressee == "user" and not summary:
             summary = s.text
     hostile = contempt_in(shared)
@@ -301,6 +302,9 @@ def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
         # a joke with no marker word is read by the humour head, and only where the user would
         # meet it with a reaction to humour (a reply that asks gets its answer instead)
         humour = any(s.joke for s in readable)
+    # a joke told in the first person ("I'd fight that landlord for you, but I'm made of text") is
+    # a joke, not a story of the writer's own
+    own_story = any(not (humour and s.joke) for s in stories)
     content = tuple(dict.fromkeys(t.lemma for t in _content(words)))
     short = len(words) <= 2 and not questions
     return Reading(
