@@ -480,23 +480,16 @@ def _says(answer: str, options: list[str]) -> bool:
     )
 
 
-def _reaction_lines(*keys: str) -> Callable[[], list[str]]:
-    def pool() -> list[str]:
-        from empa_env.offline.user.speech import lines
-
-        found = lines()
-        for key in keys:
-            found = found[key]
-        return [x for v in (found.values() if isinstance(found, dict) else [found]) for x in v]
-
-    return pool
+#: The section of the user's lines that fits a probe of each kind (its reaction, said first).
+REACTIONS: dict[str, str] = {"humour": "humour", "self_disclosure": "their_story"}
 
 
-#: The user's lines that fit a probe of each kind (its reaction, said before the rest).
-REACTIONS: dict[str, Callable[[], list[str]]] = {
-    "humour": _reaction_lines("humour"),
-    "self_disclosure": _reaction_lines("their_story"),
-}
+def reaction_lines(kind: str) -> list[str]:
+    """Every line of the user's reaction to a probe of ``kind``, whatever the stance."""
+    from empa_env.offline.user.speech import lines
+
+    pool = lines()[REACTIONS[kind]]
+    return [line for part in (pool.values() if isinstance(pool, dict) else [pool]) for line in part]
 
 
 def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
@@ -544,7 +537,7 @@ def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
         elif kind in REACTIONS:
             key, ok = (
                 f"{kind} met with a reaction to it",
-                any(line in obs for line in REACTIONS[kind]()),
+                any(line in obs for line in reaction_lines(kind)),
             )
         else:
             continue

@@ -105,25 +105,25 @@ def humour_form(text: str, tokens: Sequence[Token]) -> np.ndarray:
     )  # fmt: skip
 
 
-def gate_features(
-    text: str, tokens: Sequence[Token], act_row: np.ndarray | None = None
-) -> np.ndarray:
-    """The humour gate's row: the act head's static features (``act_row`` when already read) and
-    :func:`humour_form`."""
+def gate_features(text: str, tokens: Sequence[Token]) -> np.ndarray:
+    """The humour gate's row: the act head's static features and :func:`humour_form`."""
     from empa_env.reading.act_head import act_features
 
-    row = act_features(text, tokens) if act_row is None else act_row
-    return np.concatenate([row, humour_form(text, tokens)]).astype(np.float32)
+    return np.concatenate([act_features(text, tokens), humour_form(text, tokens)]).astype(
+        np.float32
+    )
 
 
 def humour_features(
-    text: str, tokens: Sequence[Token], act_row: np.ndarray | None = None
+    text: str, tokens: Sequence[Token], gate_row: np.ndarray | None = None
 ) -> np.ndarray:
-    """The humour head's row of one sentence: its MiniLM vector and :func:`gate_features`."""
+    """The humour head's row of one sentence: its MiniLM vector and :func:`gate_features`
+    (``gate_row`` when the gate's row is already read)."""
     from empa_env.offline.semantic.encoder import shared_encoder
 
     vec = shared_encoder("minilm").encode([text])[0]
-    return np.concatenate([vec, gate_features(text, tokens, act_row)]).astype(np.float32)
+    row = gate_features(text, tokens) if gate_row is None else gate_row
+    return np.concatenate([vec, row]).astype(np.float32)
 
 
 class HumourHead:
@@ -161,24 +161,23 @@ def humour_head() -> HumourHead:
 
 
 def humour_probability(
-    text: str, tokens: Sequence[Token], act_row: np.ndarray | None = None
+    text: str, tokens: Sequence[Token], gate_row: np.ndarray | None = None
 ) -> float:
     """How likely the sentence is meant as a joke, by the humour head (the gate not asked)."""
-    return float(humour_head().predict(humour_features(text, tokens, act_row)[None, :])[0])
+    return float(humour_head().predict(humour_features(text, tokens, gate_row)[None, :])[0])
 
 
-def is_joke(text: str, tokens: Sequence[Token], act_row: np.ndarray | None = None) -> bool:
+def is_joke(text: str, tokens: Sequence[Token]) -> bool:
     """Whether the sentence is read as a joke: the gate lets it through (its probability at or
-    above the gate's threshold) and the head's probability reaches the head's threshold."""
+    above the gate's threshold) and the head's probability reaches the head's threshold. The
+    gate's row is read once and is part of the head's."""
     gate = humour_gate()
     if gate.thresholds is None:
         raise ValueError(f"the humour gate (sha256 {gate.sha256[:12]}) has no threshold")
-    if (
-        float(gate.predict(gate_features(text, tokens, act_row)[None, :])[0, 0])
-        < gate.thresholds[0]
-    ):
+    row = gate_features(text, tokens)
+    if float(gate.predict(row[None, :])[0, 0]) < gate.thresholds[0]:
         return False
-    return humour_probability(text, tokens, act_row) >= humour_head().threshold
+    return humour_probability(text, tokens, row) >= humour_head().threshold
 
 
 __all__ = [

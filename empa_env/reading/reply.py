@@ -429,9 +429,7 @@ def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
     if lang != code:  # the conversation's own words (names, a word of theirs) are its language
         lang = sentence_language(cut.text, cut.tokens, code, world.vocabulary)
     probs, harms = (
-        (core.act_probs, core.harm_probs)
-        if core.act_probs or lang != code
-        else _head_probs(cut)[:2]
+        (core.act_probs, core.harm_probs) if core.act_probs or lang != code else _head_probs(cut)
     )
     ok = lang == code
     # a stock frame with a word of theirs slotted out of place says nothing of them in other
