@@ -231,32 +231,56 @@ VERSIONS: tuple[EnvVersion, ...] = (
         "v9 with one reading of humour: a joke without a marker word (a thing given a mind, a "
         "counterfactual hyperbole, a mock offer, an ironic 'at least') is read by the learned "
         "humour gate and head and met with a reaction to humour; a word about humour ('a joke', "
-        "'she laughed') is a mention, not a marker, IDR reward",
-        digest="3805d380a4e4af1e",
+        "'she laughed') is a mention, not a marker, IDR reward; superseded by v11 (its way of "
+        "answering is no longer in the package)",
     ),
     EnvVersion(
         "EMPA-Bench-v10",
         BENCHMARK_SUITE,
         {},
-        "the 30 benchmark cases; the reading judge and the offline user of v10, IDR reward",
-        digest="07e95b43f19bb388",
+        "the 30 benchmark cases; the reading judge and the offline user of v10, IDR reward; "
+        "superseded by v11 (its way of answering is no longer in the package)",
+    ),
+    EnvVersion(
+        "EMPA-v11",
+        "generated",
+        {},
+        "the generated training pool; the reading judge of v9 (credit-v8) on the reading of v11 "
+        "(a name with its possessive is a name of the user's world, 'the one who' is no count, "
+        "'a twelve-year-old' no span) and the offline user of v10 that answers by what is asked: "
+        "a leading clause ('When ..., do you remember ...?') does not set the kind of question, "
+        "'over the years' ties no fact, 'your daughter' finds the line that names her, 'how old "
+        "was the player' is not their own age, a fact asked for again is said again, a second "
+        "question gets its answer or the choice said; sets right a name they never said where a "
+        "fact near it gives another ('Jeroen' for Joost, 'in Sydney' for Perth), and checks a "
+        "number only against one of its kind ('the fourth time', not '11 p.m.'; months, not the "
+        "hour on the bus), IDR reward",
+        digest="a792d3711c2fff13",
+    ),
+    EnvVersion(
+        "EMPA-Bench-v11",
+        BENCHMARK_SUITE,
+        {},
+        "the 30 benchmark cases; the reading judge and the offline user of v11, IDR reward",
+        digest="35c2ae5320108408",
     ),
 )
 BY_ID: dict[str, EnvVersion] = {v.id: v for v in VERSIONS}
 
 #: The ids a run gets by default.
-TRAINING_ID = "EMPA-v10"
-BENCHMARK_ID = "EMPA-Bench-v10"
+TRAINING_ID = "EMPA-v11"
+BENCHMARK_ID = "EMPA-Bench-v11"
 
 #: The probe: replies of several kinds (a feeling reflected, a question, a summary, advice, an
 #: apology, praise, a short generic line, a harmful suggestion, a platitude, a tie the user may not
 #: have, a feeling said back in a broken frame, a push to secrecy no rule lists, a question and a
-#: wrong claim about who the user is, a push to isolation said as an opinion; a joke without a
-#: marker word comes third, a stock frame with a word where no subject can stand fifth and a
-#: question put as a statement sixth, before the replies that may end an episode) played in this
-#: order on each probed case.
+#: wrong claim about who the user is, a push to isolation said as an opinion; a question after a
+#: leading clause comes second, a joke without a marker word fourth, a stock frame with a word
+#: where no subject can stand sixth and a question put as a statement seventh, before the replies
+#: that may end an episode) played in this order on each probed case.
 PROBE_REPLIES: tuple[str, ...] = (
     "That sounds like a lot to carry. What has been the hardest part of it for you?",
+    "When you first told someone about it, what did they say to you?",
     "It sounds as if nobody around you really noticed how much this took out of you.",
     "Honestly, your kettle sounds like it holds a grudge against mornings.",
     "Who else knows about this, and how did they take it?",

@@ -429,6 +429,10 @@ BLIND_PROBES = Path(__file__).parents[1] / "tests" / "env" / "data" / "blind" / 
 #: Questions about who the user is (name, age, work), a wrong age, someone else's age: written
 #: blind from the persona cards alone.
 PERSONA_PROBES = BLIND_PROBES.with_name("persona_probes.jsonl")
+#: Questions, mistakes and closings written blind from the story text in v11 by another session
+#: (split by case: odd cases ``fresh_dev``, read while building v11's answers; even cases
+#: ``fresh_heldout``, never read); bare numbers left out of what counts as the answer.
+FRESH_PROBES = BLIND_PROBES.with_name("fresh_probes.jsonl")
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
@@ -497,7 +501,7 @@ def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
     three attuned turns into its case (turn 0 of empa30-002 for probes of no case)."""
     rows = [
         json.loads(line)
-        for probes in (BLIND_PROBES, PERSONA_PROBES)
+        for probes in (BLIND_PROBES, PERSONA_PROBES, FRESH_PROBES)
         for line in probes.read_text("utf-8").splitlines()
     ]
     rows = [r for r in rows if r["split"] == split]
@@ -625,7 +629,7 @@ def report_reading(env: EMPAEnv, cases: list[str]) -> None:
     goals = {"question": 0.7, "mistake": 0.7, "closing": 0.9, "not_closing": 1.0,
              "unreadable": 0.8, "humour met with a reaction to it": 0.6,
              "self_disclosure met with a reaction to it": 0.6}  # fmt: skip
-    for split in ("dev", "heldout"):
+    for split in ("dev", "heldout", "fresh_dev", "fresh_heldout"):
         print(f"blind probes, {split} (written from the story text by a session that never read "
               "the code):")  # fmt: skip
         for kind, (ok, n) in blind_probes(env, split).items():

@@ -32,7 +32,7 @@ from empa_env.offline.playable import (
 from empa_env.offline.user.hearing import Heard, fact_index, hear, read_reply, says_what_is_asked
 from empa_env.offline.user.prose import persona_facts, story_facts
 from empa_env.offline.user.speech import Speech, lines
-from empa_env.reading.lexicon import lexicon
+from empa_env.reading.lexicon import lexicon, parts_of_speech
 from empa_env.reading.tokens import tokens_of, word_set
 from empa_env.roles.base import Actor
 from empa_env.roles.views import ActorGuidance, ActorLine, ActorPersona, ActorView
@@ -116,11 +116,27 @@ def _topic_phrases(lines: tuple[str, ...], code: str) -> tuple[str, ...]:
     stopwords = language(code).stopwords
     found: Counter[str] = Counter()
     for line in lines:
-        for det, noun in _PHRASE.findall(line.lower()):
+        for m in _PHRASE.finditer(line.lower()):
+            det, noun = m.group(1), m.group(2)
             if noun in _NOT_TOPIC or noun in stopwords or noun.endswith(("ly", "ed", "ing")):
+                continue
+            if not _head_noun(noun, line.lower()[m.end() :]):
                 continue
             found[f"{det} {noun}"] += 1
     return tuple(p for p, _ in found.most_common(8))
+
+
+def _head_noun(word: str, after: str) -> bool:
+    """Whether ``word`` after "the"/"my" is the thing named: a word the lexicon knows only as
+    something else ("the third", "the kindest", "the inside") is not, nor one that qualifies the
+    noun after it ("the spare room", "my high school")."""
+    pos = parts_of_speech(word)
+    if pos and "NOUN" not in pos:
+        return False
+    nxt = after.split(None, 1)[0] if after[:1] == " " else ""  # the next word, no comma between
+    if "ADJ" in pos and nxt.isalpha():
+        return "NOUN" not in parts_of_speech(nxt) or "CLOSED" in parts_of_speech(nxt)
+    return True
 
 
 def _topics(persona: ActorPersona, facts: tuple[Fact, ...]) -> list[str]:
@@ -320,17 +336,24 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
             )
         if heard.answered:
             for n, (q, fact) in enumerate(heard.answered):
-                if n and speech.length >= WHOLE_MESSAGE:
-                    break
                 subject = fact.about[0]
                 said_part = answer_part(q, fact.answer, speech)
+                if (
+                    n
+                    and speech.length >= WHOLE_MESSAGE
+                    and (len(said_part) > LONG_ANSWER or not speech.fresh(said_part))
+                ):  # a second question after a long answer: said briefly, or the choice said
+                    speech.add(speech.pick(t["one_at_a_time"], slots))
+                    break
                 if speech.fresh(said_part):
                     opening = _answer_opening(q, fact, speech)
                     speech.add(opening + (_mid_sentence(said_part) if opening.endswith(", ")
                                           else said_part))  # fmt: skip
-                elif q.kind in ("who", "duration", "where", "said", "tried", "yesno") and (
-                    subject in q.words or subject in q.names
-                ):  # asked again, by name, for the same thing: the answer again, as a reminder
+                elif (q.kind in _REMINDED and (
+                    subject in q.words or subject in q.names or _asks_what_it_gives(q, fact)
+                )) or fact in persona_facts(persona):  # fmt: skip
+                    # asked again for the same thing (or who they are): the answer again, as a
+                    # reminder
                     shown = subject.capitalize() if fact.kind == "person" else "the " + subject
                     speech.add(
                         speech.pick(t["answer_told"], {"part": _run_on(said_part, speech)})
@@ -589,6 +612,29 @@ _NEGATIVE_ANSWER = word_set(
 )
 
 
+#: Kinds of question that ask for one thing: a fact already told that answers one is said again,
+#: briefly, as a reminder (an open "what"/"how" about it is taken as an invitation to go on).
+_REMINDED = frozenset({"who", "duration", "when", "amount", "where", "said", "tried", "yesno",
+                       "choice"})  # fmt: skip
+
+
+def _asks_what_it_gives(question, fact: Fact) -> bool:  # noqa: ANN001
+    """Whether a question asks for the very kind of thing the fact says: a span for "how long",
+    a time for "when", a number for "how many", a person for "who", a place for "where"."""
+    if question.kind == "where":
+        return fact.kind == "place"
+    if question.kind == "when":  # a day, a date, a season or "ago"; a bare span says how long
+        lex = lexicon()
+        return any(
+            t.text in lex.calendar or (t.capital and t.text in lex.calendar_capitalised)
+            or (t.text.isdigit() and 1800 <= int(t.text) <= 2100)
+            for t in tokens_of(fact.answer)
+        )  # fmt: skip
+    if question.kind in ("duration", "amount", "who"):
+        return says_what_is_asked(question.kind, fact_index(fact.about, fact.answer))
+    return False
+
+
 def _answer_opening(question, fact: Fact, speech: Speech) -> str:  # noqa: ANN001
     """How a seeker starts an answer: a yes/no question with "Yes." or "No." when the fact
     answers what was asked (it holds two of the question's content words, or all when it has
@@ -671,10 +717,35 @@ def answer_part(question, answer: str, speech: Speech) -> str:  # noqa: ANN001
             # who was asked: a clause that lost its person ("plays guitar and asked me", cut from
             # "Rui, seventeen, plays guitar and asked me") does not answer it
             lost_who = question.kind == "who" and _names_person(best) and not _names_person(clause)
-            if overlap(clause) and not lost_who and (fits(clause) or not fits(best)):
+            if (
+                overlap(clause) and not lost_who and _stands_alone(clause)
+                and (fits(clause) or not fits(best))
+            ):  # fmt: skip
                 best = clause[0].upper() + clause[1:]
     best = best.rstrip(" ,;")
     return best if best.endswith((".", "!", "?")) else best + "."
+
+
+#: Words that can open a clause said on its own: a subject or the start of one.
+_SUBJECT_OPENERS = word_set(
+    "i i'm i've i'd i'll he he's she she's we we're they they're it it's you you're there "
+    "there's this that these those my his her our their your the a an one nobody everyone "
+    "someone everybody somebody nothing everything"
+)
+
+
+def _stands_alone(clause: str) -> bool:
+    """Whether a clause cut from a longer sentence can be said on its own: it opens with a
+    subject (a pronoun, a determiner, a name), not a verb or a preposition whose subject stayed
+    behind ("is closing his gallery", "in 1977 and took the call")."""
+    from empa_env.reading.lexicon import is_english_word
+
+    first = clause.split(" ", 1)[0].strip("\"'(").rstrip(",.;:!?")
+    if not first:
+        return False
+    if first.lower() in _SUBJECT_OPENERS:
+        return True
+    return first[0].isupper() and not is_english_word(first.lower())  # a name
 
 
 def _names_person(text: str) -> bool:

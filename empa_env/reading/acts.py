@@ -23,6 +23,7 @@ person and no second person), ``"other"`` (a third person or nobody in particula
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from empa_env.reading.lexicon import lemma, lexicon, parts_of_speech
@@ -343,6 +344,32 @@ def question_form(text: str, words: list[str]) -> bool:
     return first in _QUESTION_KINDS or first in _AUX_OPEN and len(words) > 2
 
 
+#: Words that open a clause leading into the one that asks ("When he handed it over, do you
+#: remember what he said?" asks yes or no, not when).
+_LEADING_CLAUSE = word_set("when after before if since while once whenever")
+
+
+def asking_tokens(text: str, start: int, toks: Sequence[Token]) -> tuple[Token, ...]:
+    """The tokens of the clause of a sentence (``text`` starting at ``start``) that asks: what
+    follows a leading clause that ends at a comma when an auxiliary or a question word opens it
+    ("When you're not at work, what do you do for fun?"); else all its tokens."""
+    words = [t.text for t in toks]
+    at, first = _first_word(words)
+    if first in _LEADING_CLAUSE:
+        for k in range(at + 1, len(toks)):
+            if "," in text[toks[k - 1].end - start : toks[k].start - start]:
+                _, opener = _first_word(words[k:])
+                if opener in _AUX_OPEN or opener.split("'")[0] in _QUESTION_KINDS:
+                    return tuple(toks[k:])
+                break
+    return tuple(toks)
+
+
+def asking_words(cut: Cut) -> list[str]:
+    """The words of :func:`asking_tokens` of ``cut``."""
+    return [t.text for t in asking_tokens(cut.text, cut.start, cut.tokens)]
+
+
 def question_kind(words: list[str]) -> str:
     """What a question asks for (see the module docstring)."""
     lex = lexicon()
@@ -628,12 +655,12 @@ def read_acts(cut: Cut) -> SentenceActs:
     addressee = "user" if second else "self" if first else "other"
     negated = any(w in lex.negations or w.endswith("n't") for w in words)
     question = question_form(cut.text, words)
-    kind = question_kind(words) if question else None
+    kind = question_kind(asking_words(cut)) if question else None
     if question:
         acts.add("question")
     if not question and _requests(words, joined):
         acts.add("request")
-        kind = kind or question_kind(words)
+        kind = kind or question_kind(asking_words(cut))
     # advice
     i = 0
     while i < len(words) and words[i] in _IMPERATIVE_OPENERS:

@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from empa_env.bounded_cache import lru_bytes
-from empa_env.reading.lexicon import lemma, lexicon, meanings, parts_of_speech
+from empa_env.reading.lexicon import is_english_word, lemma, lexicon, meanings, parts_of_speech
 from empa_env.reading.tokens import Token, sentences_of, tokens_of, word_set
 
 #: Closeness of meaning at which a word of a reply refers to a word of the user's.
@@ -147,7 +147,7 @@ def amounts_in(tokens: Sequence[Token], text: str = "", offset: int = 0) -> list
         j = i
         if _NUMBER.match(w):
             value = float(w)
-        elif w in lex.numbers and w not in ("a", "an", "half"):
+        elif w in lex.numbers and w not in ("a", "an", "half") and not _pronoun_one(tokens, i):
             value = lex.numbers[w]
             # "twenty two", "twenty-two"
             if j + 1 < len(tokens) and tokens[j + 1].text in lex.numbers and value >= 20:
@@ -165,7 +165,11 @@ def amounts_in(tokens: Sequence[Token], text: str = "", offset: int = 0) -> list
         while k < len(tokens) and k <= j + 2 and tokens[k].text in ("more", "whole", "long",
                                                                     "full", "and", "a", "half"):  # fmt: skip
             k += 1
-        if k < len(tokens) and tokens[k].text in lex.time_units:
+        if (
+            k < len(tokens) and tokens[k].text in lex.time_units
+            and not (k + 1 < len(tokens) and tokens[k + 1].text == "old")
+        ):  # fmt: skip
+            # "two years", not "a twelve-year-old" (an age, no span)
             unit = lex.time_units[tokens[k].text]
         last = tokens[k] if unit else tokens[j]
         said = (
@@ -187,6 +191,21 @@ def amounts_in(tokens: Sequence[Token], text: str = "", offset: int = 0) -> list
         out.append(Amount(value, unit, said, noun))
         i = j + 1
     return out
+
+
+#: Words before "one" that make it a pronoun ("the one whose", "that one", "no one").
+_ONE_PRONOUN_BEFORE = word_set("the that this which each every no any some another")
+#: Words after "one" that make it a pronoun ("one who", "one another").
+_ONE_PRONOUN_AFTER = word_set("who whose that which another")
+
+
+def _pronoun_one(tokens: Sequence[Token], i: int) -> bool:
+    """Whether the "one" at ``i`` stands for someone or something, not a count."""
+    if tokens[i].text != "one":
+        return False
+    before = tokens[i - 1].text if i else ""
+    after = tokens[i + 1].text if i + 1 < len(tokens) else ""
+    return before in _ONE_PRONOUN_BEFORE or after in _ONE_PRONOUN_AFTER
 
 
 def _ex_or(toks: Sequence[Token], k: int, rel: str | None) -> str | None:
@@ -213,14 +232,18 @@ def _names_and_relations(
                 rel = at[k]
                 if rel and not t.capital:
                     relations.setdefault(rel, [])
-                if not t.capital or not t.text.isalpha() or len(t.text) < 2:
+                # a name with its possessive names the person ("Dona Amélia's voice")
+                possessive = t.text.endswith(("'s", "’s"))
+                name = t.text[:-2] if possessive else t.text
+                if not t.capital or not name.isalpha() or len(name) < 2:
                     continue
-                if t.text in lex.closed or t.text in ("i",):
+                if name in lex.closed or name in ("i",):
                     continue
-                if k == 0 and t.english:
+                english = is_english_word(name) if possessive else t.english
+                if k == 0 and english:
                     continue
                 if (
-                    t.english
+                    english
                     and named[k] is None
                     and k > 0
                     and toks[k - 1].text not in ("my", "named", "called")
@@ -229,16 +252,16 @@ def _names_and_relations(
                     # a capitalised common word mid-sentence ("the Bank") is not a name unless
                     # the text names it ("my friend Rose", "called Hope", "her boss Grace")
                     continue
-                names.setdefault(t.text, "")
+                names.setdefault(name, "")
                 # "my grandson Emre" / "grandson Emre"
                 if k > 0 and (tie := at[k - 1]):
-                    names[t.text] = tie
+                    names[name] = tie
                 # "Emre, my grandson" / "Emre is my grandson" / "Emre (my grandson)"
                 window = [x.text for x in toks[k + 1 : k + 5]]
                 for j in range(len(window)):
                     r = at[k + 1 + j]
                     if r and ("my" in window or "is" in window or "was" in window):
-                        names[t.text] = names[t.text] or r
+                        names[name] = names[name] or r
                         break
             for name, rel in names.items():
                 if rel:

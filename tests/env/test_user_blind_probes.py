@@ -38,32 +38,24 @@ def test_a_change_of_subject_is_noticed(dev):
 @pytest.mark.slow
 def test_mistakes_said_in_other_words_are_corrected(dev):
     """A wrong name, relation, number, duration or feeling in any sentence shape (goal .70;
-    measured .87 on dev, .67 held out)."""
+    measured .87 on dev, .69 held out in v11)."""
     assert dev["mistake"] >= 0.8, dev
 
 
 @pytest.mark.slow
-def test_questions_hold_their_measured_level(dev):
-    """Measured: questions answered .68 on dev since v8 (.56 before: a question put as a
-    statement went unread, a question found its fact by shared words only); a floor against
-    regression, the goal is below."""
-    assert dev["question"] >= 0.6, dev
-
-
-@pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="not met (issue 32): questions answered .68 on the dev probes (.62 held out); goal .70",
-)
 def test_questions_meet_the_goal(dev):
+    """Goal .70. Measured on dev: .56 before v8 (a question put as a statement went unread, a
+    question found its fact by shared words only), .68 in v8-v10, .73 in v11 (a leading clause
+    does not say what is asked, "over the years" ties no fact, "your daughter" finds the line
+    that names her, a fact asked for again is said again); held out .62 -> .72."""
     assert dev["question"] >= 0.7, dev
 
 
 @pytest.mark.slow
 def test_asked_who_they_are_they_say_it_and_a_wrong_age_is_set_right(dev):
     """Written blind from the persona cards (``persona_probes.jsonl``). Measured on dev: age 14/15,
-    name 6/8, work 8/15, a wrong age 11/15, someone else's age never answered with their own 7/7
-    (before EMPA-v8: 0/15, 0/8, 1/15, 0/15 and 7/7)."""
+    name 6/8, work 10/15 (8/15 before v11), a wrong age 11/15, someone else's age never answered
+    with their own 7/7 (before EMPA-v8: 0/15, 0/8, 1/15, 0/15 and 7/7)."""
     assert dev["persona: ask_age"] >= 0.8 and dev["persona: ask_name"] >= 0.6, dev
     assert dev["persona: ask_work"] >= 0.4 and dev["persona: wrong_age"] >= 0.6, dev
     assert dev["persona: age_of_other"] == 1.0, dev
@@ -92,3 +84,20 @@ def test_apologies_in_any_wording_are_read_and_sympathy_is_not():
     caught = sum(a for a, y in read if y) / sum(y for _, y in read)
     false = sum(a for a, y in read if not y) / sum(not y for _, y in read)
     assert caught >= 0.85 and false <= 0.03, (caught, false)
+
+
+@pytest.fixture(scope="module")
+def fresh_dev() -> dict[str, float]:
+    met = blind_probes(EMPAEnv("empa30-v1"), "fresh_dev")
+    return {kind: ok / n for kind, (ok, n) in met.items()}
+
+
+@pytest.mark.slow
+def test_the_fresh_probes_hold_their_measured_level(fresh_dev):
+    """The fresh set's odd cases (``fresh_probes.jsonl``, written in v11 by another session from
+    the persona and story sections only): measured in v11 mistakes .83 (v10's user .53), questions
+    .67 (.62), closings and mentions of one 1.0; floors against regression (the even cases, never
+    read, are printed by ``perf/perf_user.py``)."""
+    assert fresh_dev["mistake"] >= 0.75, fresh_dev
+    assert fresh_dev["question"] >= 0.6, fresh_dev
+    assert fresh_dev["closing"] == 1.0 and fresh_dev["not_closing"] == 1.0, fresh_dev

@@ -22,7 +22,7 @@ own, humour, and whether they can read it at all (another language, gibberish).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 
@@ -37,7 +37,7 @@ from empa_env.reading.lexicon import lemma, lexicon, meanings, parts_of_speech
 from empa_env.reading.reply import ReplyReading, SentenceReading, opposed_feelings
 from empa_env.reading.reply import read_reply as read_by_meaning
 from empa_env.reading.tokens import Token, sentences_of, tokens_of, word_set
-from empa_env.reading.world import Reference, UserWorld, amounts_in, feeling_family
+from empa_env.reading.world import Amount, Reference, UserWorld, amounts_in, feeling_family
 
 #: Which fact kinds answer which question kind best (the first fits best).
 ANSWERS: dict[str, tuple[str, ...]] = {
@@ -65,7 +65,8 @@ ANSWER_BAR = 0.9
 #: A held-back fact is deflected only when it fits this much better than the best tellable one.
 DEFLECT_MARGIN = 0.8
 
-_SAID_VERBS = word_set("say said tell told call called text texted write wrote ask asked")
+#: Words that ask what someone said ("What did she say?", "Do you remember his words?").
+_SAID_VERBS = word_set("say said tell told call called text texted write wrote ask asked words")
 _TRIED_VERBS = word_set("try tried attempt attempted apply applied")
 _DISMISSAL = re.compile(
     r"\b(overreact\w*|(?:not|no) (?:that |such a )?big deal|not that bad|get over it|"
@@ -89,6 +90,13 @@ class Question:
     #: The words of this question when its sentence asks two ("What's her name, and how long
     #: have you known her?"); empty: the whole sentence.
     tokens: tuple[Token, ...] = ()
+    #: ``(word, name)`` for each word of it that speaks of a person the user named, read from its
+    #: sentence's references ("your daughter" -> Valentina, "she" -> Lynette).
+    people: tuple[tuple[str, str], ...] = ()
+    #: False for a sentence of the reply that is not a question, checked against the facts (a
+    #: retelling for mistakes, advice for what was tried): there a unit of time ("eight months")
+    #: ties it to the fact that says the span; in a question it only asks when or how long.
+    asked: bool = True
 
     @property
     def asking(self) -> tuple[Token, ...]:
@@ -218,6 +226,19 @@ def _read_weight(args: tuple, value: object) -> int:  # noqa: ANN001
     return 3000 + 220 * len(args[0]) + 8 * sum(len(t) for t in args[2])
 
 
+def _people_in(
+    s: SentenceReading, tokens: Sequence[Token], names: Mapping[str, str]
+) -> tuple[tuple[str, str], ...]:
+    """:attr:`Question.people`: the named people its words refer to (a relation or a pronoun
+    resolved through the user's world; a name is matched as itself)."""
+    starts = {t.start for t in tokens}
+    return tuple(
+        (r.word, r.item)
+        for r in s.references
+        if r.kind == "person" and r.item in names and r.word != r.item and r.start in starts
+    )
+
+
 @lru_bytes(24 << 20, _read_weight)
 def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
     stripped = text.strip()
@@ -273,6 +294,7 @@ def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
                     Question(
                         s.text, kind, tuple(t.lemma for t in _content(own or part)),
                         tuple(t.text for t in (own or part)[1:] if t.capital), s, own,
+                        _people_in(s, own or part, shared.world.names),
                     )
                 )  # fmt: skip
         elif "self_disclosure" in acts and s.addressee == "self" and "apology" not in acts:
@@ -481,13 +503,20 @@ def word_strengths(question: Question, index: FactIndex) -> tuple[float, ...]:
     lex = lexicon()
     m = meanings()
     out = []
-    for t in question.content:
+    # "over the years", "these days": a unit of time says when or how long, not what about,
+    # unless it is all the question names ("How was your week?")
+    timed = [t.text in lex.time_units or t.lemma in lex.time_units for t in question.content]
+    for t, unit in zip(question.content, timed, strict=True):
         best = 0.0
         rel = lex.relation(t.text)
-        if t.lemma in index.lemmas or t.text in index.names:
+        if unit and question.asked and not all(timed):
+            pass
+        elif t.lemma in index.lemmas or t.text in index.names:
             best = 1.0
         elif rel and any(lex.same_person_kind(rel, r) for r in index.relations):
             best = 1.0  # "your mum" and "Mummy"
+        elif any(w == t.text and name in index.names for w, name in question.people):
+            best = 1.0  # "your daughter" and a line that names her, Valentina
         elif any(_derived(t.lemma, x) for x in index.lemmas):
             best = DERIVED_WEIGHT  # "friends" and "friendship", "withdraw" and "withdrawal"
         elif t.lemma in _KIN and index.relations & _FAMILY:
@@ -547,6 +576,9 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
     # a line with no answer of the kind asked ("How long ...?" and no span in it; "Who ...?" and
     # nobody in it) answers something else about the same things, whatever its kind
     says_it = index.vector is None or says_what_is_asked(question.kind, index)
+    if says_it and question.kind == "amount" and "old" in question.words and index.amounts:
+        # "How old is she?" is not answered by a year ("came to Dublin in 2006")
+        says_it = any(not 1800 <= a[0] <= 2100 for a in index.amounts)
     if question.kind == "duration" and index.span:
         score += 0.6  # "How long ...?": the line that says a span ("twenty-four years")
     if says_it:
@@ -671,11 +703,23 @@ def about_someone_else(question: Question) -> bool:
     sentence = question.sentence
     text = sentence.text if sentence is not None else ""
     start = sentence.start if sentence is not None else 0
+    words = [t.text for t in question.asking]
     return any(
         t.text in lex.third_person
         or (lex.relation(t.text) and not _after_comma(text, t.start - start))
         for t in question.asking
-    )
+    ) or _age_of_another(words)
+
+
+_BE = word_set("is was are were 's")
+
+
+def _age_of_another(words: Sequence[str]) -> bool:
+    """ "How old was the player you lost to?": the age asked is of whoever follows the verb."""
+    for k in range(len(words) - 3):
+        if words[k] == "how" and words[k + 1] == "old" and words[k + 2] in _BE:
+            return words[k + 3] not in _YOU
+    return False
 
 
 def _after_comma(text: str, at: int) -> bool:
@@ -742,8 +786,13 @@ def _edit_close(a: str, b: str) -> bool:
     return prev[-1] <= allowed
 
 
-#: What after a number makes it a time of day ("five in the morning", "5 pm", "ten o'clock").
-_CLOCK_WORDS = r"in the (?:morning|afternoon|evening)|at night|o'?clock|[ap]\.?m\b"
+#: What after a number makes it a time of day ("five in the morning", "5 pm", "ten o'clock",
+#: "nine to six").
+_CLOCK_WORDS = (
+    r"in the (?:morning|afternoon|evening)|at night|o'?clock|[ap]\.?m\b|"
+    r"(?:to|till|until|-)\s*(?:1[0-2]|[1-9]|one|two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve)\b(?!\s*(?:year|month|week|day|hour|minute|time|people|kid|child))"
+)
 
 
 def _time_of_day(sentence: str, amount: str) -> bool:
@@ -753,6 +802,34 @@ def _time_of_day(sentence: str, amount: str) -> bool:
     after = low[at + len(amount) : at + len(amount) + 18] if at >= 0 else ""
     before = low[max(0, at - 4) : at] if at >= 0 else ""
     return bool(re.match(rf"\s*(?:{_CLOCK_WORDS})", after)) or before.endswith("at ")
+
+
+def _same_order(a: Amount, x: tuple) -> bool:  # noqa: ANN001
+    """Whether a span said and a span of a fact are of one order of size (within a factor of
+    :data:`SPAN_ORDER`): "two months" may be a slip for "eight months", not for "an hour"."""
+    said = a.value * _DAYS.get(a.unit or "", 1.0)
+    told = x[0] * _DAYS.get(x[1] or "", 1.0)
+    return said > 0 and told > 0 and max(said, told) <= SPAN_ORDER * min(said, told)
+
+
+#: How far apart two spans may be and still be one said for the other.
+SPAN_ORDER = 15.0
+#: Ordinal words by the number they count ("the fourth time" says four times).
+_ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth",
+             7: "seventh", 8: "eighth", 9: "ninth", 10: "tenth", 11: "eleventh", 12: "twelfth",
+             20: "twentieth", 30: "thirtieth"}  # fmt: skip
+
+
+def _ordinal_in(text: str, value: float) -> bool:
+    """Whether ``text`` counts ``value`` as an ordinal ("the fourth time", "her 4th")."""
+    n = int(value)
+    if n != value or n <= 0:
+        return False
+    low = text.lower()
+    word = _ORDINALS.get(n)
+    return bool(re.search(rf"\b{n}(?:st|nd|rd|th)\b", low)) or bool(
+        word and re.search(rf"\b{word}\b", low)
+    )
 
 
 def _noun_after(amount: str) -> str:
@@ -887,7 +964,7 @@ def _true_tie_fact(
     holders = [f for f in known if any(lex.relation(t.text) in kin for t in tokens_of(f.answer))]
     if not holders:
         return None
-    q = Question(s.text, "who", tuple(t.lemma for t in _content(s.tokens)), (), s)
+    q = Question(s.text, "who", tuple(t.lemma for t in _content(s.tokens)), (), s, asked=False)
     ranked = [
         (sc, i) for sc, i in best_facts(q, holders, about_self=about_self) if sc >= ANSWER_BAR
     ]
@@ -1067,7 +1144,7 @@ def _mistake_in(
             continue
         if rel in lex.relation_groups["partner"] and _PARTNERED & shared.world.vocabulary:
             continue
-        q = Question(s.text, "who", tuple(t.lemma for t in _content(s.tokens)), (), s)
+        q = Question(s.text, "who", tuple(t.lemma for t in _content(s.tokens)), (), s, asked=False)
         ranked = [
             (sc, i) for sc, i in best_facts(q, known, about_self=about_self) if sc >= ANSWER_BAR
         ]
@@ -1096,7 +1173,9 @@ def _mistake_in(
         if _kind_of(s.text, a.text):
             continue  # "a week like this" names no span of theirs
         if nearest is None:
-            q = Question(s.text, "what", tuple(t.lemma for t in _content(s.tokens)), (), s)
+            q = Question(
+                s.text, "what", tuple(t.lemma for t in _content(s.tokens)), (), s, asked=False
+            )
             nearest = best_facts(q, known, about_self=about_self)[:2]
         # the two facts nearest the sentence: a slip only when neither holds the amount said
         # ("your dad's unveiling is in five weeks" is near both "he died eighteen months ago"
@@ -1107,17 +1186,20 @@ def _mistake_in(
                 break
             idx = fact_index(known[i].about, known[i].answer)
             if a.unit is not None:  # a span of time against the spans the fact gives
-                same = [x for x in idx.amounts if x[1] is not None]
+                # of the same order ("two months" is not a slip for "an hour each way")
+                same = [x for x in idx.amounts if x[1] is not None and _same_order(a, x)]
                 if any(_same_span(a.value, a.unit, x[0], x[1]) for x in same):
                     slip = None
                     break
                 if same and slip is None:
                     slip = Mistake("duration", a.text, same[0][2], known[i])
                 continue
+            answer = known[i].answer
             same = [x for x in idx.amounts if x[1] is None and (
                 (x[3] == a.noun != "") or (score >= 1.5 and not (x[3] and a.noun))
-                or (score >= 1.5 and _occurrences(x[3], a.noun)))]  # fmt: skip
-            if any(x[0] == a.value for x in same):
+                or (score >= 1.5 and _occurrences(x[3], a.noun)))
+                and not _time_of_day(answer, x[2])]  # fmt: skip
+            if any(x[0] == a.value for x in same) or _ordinal_in(answer, a.value):
                 slip = None
                 break
             if same and slip is None:
@@ -1125,7 +1207,74 @@ def _mistake_in(
                 slip = Mistake(kind, a.text, same[0][2], known[i])
         if slip is not None:
             return slip
+    return _unknown_name(s, known, shared, about_self)
+
+
+#: Words before a name that make it a place ("in Perth", "from Leipzig", "down to Durban").
+_PLACE_BEFORE = word_set("in at from to near into outside around through via")
+
+
+def _unknown_name(
+    s: SentenceReading, known: Sequence[Fact], shared: ReplyReading,
+    about_self: frozenset[str] = frozenset(),
+) -> Mistake | None:  # fmt: skip
+    """A name the user never said, where a fact of theirs near the sentence holds another of the
+    same kind (a person for a person, a place for a place): "Jeroen cooks now" to someone whose
+    partner Joost cooks, "a half-brother in Sydney" for one in Perth. Set right with the name the
+    fact gives."""
+    lex = lexicon()
+    world = shared.world
+    toks = s.tokens
+    said = {t.text for t in toks} | {_name_of(t) for t in toks}
+    told = " ".join(f.answer for f in known).lower()
+    for k, t in enumerate(toks):
+        name = _name_of(t)
+        if (
+            not k or not t.capital or not name.isalpha() or len(name) < 3 or _known_word(name)
+            or name in world.names or name in world.vocabulary or name in told
+            or name in lex.calendar_capitalised
+        ):  # fmt: skip
+            continue
+        place = toks[k - 1].text in _PLACE_BEFORE
+        content = tuple(x.lemma for x in _content(toks) if x is not t)
+        q = Question(s.text, "what", content, (), s, asked=False)
+        ranked = best_facts(q, known, about_self=about_self)
+        if not ranked or ranked[0][0] < ANSWER_BAR:
+            return None
+        fact = known[ranked[0][1]]
+        for truth, its_place in _names_told(fact.answer):
+            if its_place == place and not set(truth.lower().split()) & said:
+                return Mistake("name", t.text.capitalize(), truth, fact)
+        return None
     return None
+
+
+def _names_told(answer: str) -> list[tuple[str, bool]]:
+    """The names a fact line gives (runs of capitalised words that are not English, "Cape Town"
+    whole), each with whether it stands as a place (after "in", "from", ...)."""
+    toks = tokens_of(answer)
+    out: list[tuple[str, bool]] = []
+    k = 0
+    while k < len(toks):
+        t = toks[k]
+        name = _name_of(t)
+        place = k > 0 and toks[k - 1].text in _PLACE_BEFORE
+        further = k + 1 < len(toks) and toks[k + 1].capital and toks[k + 1].text.isalpha()
+        # a word the dictionary has, capitalised mid-line, is a name when a place word leads to it
+        # or a name goes on after it ("in Cape Town"); first in the line, only one it lacks
+        if t.capital and name.isalpha() and (
+            not _known_word(name) or (k and (place or further))
+        ):  # fmt: skip
+            j = k + 1
+            while j < len(toks) and toks[j].capital and toks[j].text.isalpha():
+                j += 1
+            run = answer[t.start : toks[j - 1].end]
+            run = run[:-2] if run.endswith(("'s", "’s")) else run
+            out.append((run, place))
+            k = j
+            continue
+        k += 1
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1331,7 +1480,9 @@ def _gives(question: Question, fact: Fact) -> bool:
     idx = fact_index(fact.about, fact.answer)
     if question.kind == "who":
         return idx.mentions_person
-    if question.kind in ("duration", "when", "amount"):
+    if question.kind == "when":  # a day or a date gives it ("on Saturday"), as a number does
+        return idx.dated or bool(idx.amounts)
+    if question.kind in ("duration", "amount"):
         return bool(idx.amounts) or fact.kind == "duration"
     if question.kind == "where":
         return fact.kind == "place" or bool(idx.names)
@@ -1455,7 +1606,9 @@ def hear(
     if reading.suggestion and shared is not None:
         s = next((x for x in shared.sentences if x.text == reading.suggestion), None)
         if s is not None:
-            q = Question(s.text, "tried", tuple(t.lemma for t in _content(s.tokens)), (), s)
+            q = Question(
+                s.text, "tried", tuple(t.lemma for t in _content(s.tokens)), (), s, asked=False
+            )
             for score, i in best_facts(q, known, about_self=about_self):
                 if score >= ANSWER_BAR and known[i].kind == "tried":
                     tried = known[i]

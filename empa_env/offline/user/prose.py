@@ -16,6 +16,7 @@ import re
 from functools import lru_cache
 
 from empa_env.cases.schema import Fact
+from empa_env.reading.tokens import word_set
 from empa_env.roles.views import ActorPersona
 
 _FEMALE = {"she": "I", "her": "my", "hers": "mine", "herself": "myself", "she's": "I'm",
@@ -53,6 +54,19 @@ def _noun_like(word: str) -> bool:
     return bool(pos & {"NOUN", "ADJ", "PROPN"}) or not pos
 
 
+#: Words after which a name is an object ("asked Zara", "with Zara"), said "me".
+_OBJECT_BEFORE = word_set(
+    "to for with at about of from by like than asked told gave called sent showed left let made "
+    "helped met saw took brought invited"
+)
+
+
+def _object_place(parts: list[str], k: int) -> bool:
+    """Whether the word at ``k`` of :data:`_WORD`'s parts stands where an object does."""
+    before = [p for p in parts[:k] if p[:1].isalpha()]
+    return bool(before) and before[-1].lower() in _OBJECT_BEFORE
+
+
 def first_person(sentence: str, name: str, gender: str) -> str:
     """``sentence`` about the person said by them (see the module docstring)."""
     # only the person's own pronouns become "I" ("they" may be anyone: the burglars, the family)
@@ -71,6 +85,8 @@ def first_person(sentence: str, name: str, gender: str) -> str:
         if part in (first, name) or low in subject:
             nxt = parts[k + 2] if k + 2 < len(parts) else ""
             word = "I" if not nxt.lower().startswith("'s") else "my"
+            if part in (first, name) and word == "I" and _object_place(parts, k):
+                word = "me"  # "asked Zara what is best" -> "asked me what is best"
             out.append(word)
             after_i = word == "I"
             continue

@@ -33,7 +33,13 @@ def lines() -> dict[str, Any]:
 
 
 def _norm(sentence: str) -> str:
-    return re.sub(r"[^\w ]+", "", sentence.lower()).strip()
+    """A sentence as compared for repeats: lower case, no punctuation, no opening word of an
+    answer ("Well, my landlady comes Saturday" is "my landlady comes Saturday" said again)."""
+    return _OPENING.sub("", re.sub(r"[^\w ]+", "", sentence.lower()).strip())
+
+
+#: The opening words of an answer (see :func:`_norm`).
+_OPENING = re.compile(r"^(?:well|yes|no|yeah)\s+")
 
 
 @lru_cache(maxsize=65536)

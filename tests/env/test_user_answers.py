@@ -1,0 +1,145 @@
+"""How the offline user answers (issue 32): a question finds the fact that says what it asks for,
+whatever else the sentence holds; a fact asked for again is said again; two questions get two
+answers or the choice said; a retelling is checked against what the fact says, not against any
+number in it. Phrasings written for these tests, not taken from the probes."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from empa_env.cases.schema import Fact
+from empa_env.env import EMPAEnv
+from empa_env.offline.user.hearing import best_facts, find_mistake, read_reply
+from empa_env.offline.user.speech import lines
+from empa_env.reading.tokens import tokens_of
+from empa_env.reading.world import amounts_in
+
+
+@pytest.fixture(scope="module")
+def env():
+    return EMPAEnv("empa30-v1", judger="lexicon")
+
+
+def started(env, case):
+    env.reset(seed=5, options={"case": case})
+    return env
+
+
+def answer(env, reply):
+    trial = copy.deepcopy(env)
+    obs, *_ = trial.step(reply)
+    return obs, trial
+
+
+def test_a_leading_clause_does_not_say_what_is_asked():
+    """ "When ..., do you remember what he told you?" asks what was said, not when (the clause
+    before the comma sets the scene; its words still say what the question is about)."""
+    q = read_reply("When your father handed it over, do you remember what he told you?").questions
+    assert [x.kind for x in q] == ["said"], q
+    q = read_reply("If you ever get a free evening, what do you like to cook?").questions
+    assert q[0].kind == "what" and "evening" in q[0].words, q
+
+
+def test_how_old_someone_else_is_not_their_own_age():
+    from empa_env.offline.user.hearing import about_someone_else
+
+    ask = read_reply("How old was the kid who beat you?").questions[0]
+    own = read_reply("How old are you, if you don't mind?").questions[0]
+    assert about_someone_else(ask) and not about_someone_else(own)
+
+
+def test_a_unit_of_time_in_a_question_names_no_fact():
+    """ "over the years" asks nothing about a line that happens to say "years"."""
+    facts = [
+        Fact(kind="duration", about=("church", "served"), answer="I served that church 34 years."),
+        Fact(kind="event", about=("burials", "taken"), answer="I have taken hundreds of burials."),
+    ]
+    q = read_reply("How many burials would you say you have taken over the years?").questions[0]
+    assert best_facts(q, facts)[0][1] == 1, best_facts(q, facts)
+
+
+def test_a_relation_finds_the_line_that_names_that_person():
+    """ "your daughter" and a line that names her: the user's world says who she is."""
+    world = ("Marisol is my daughter.", "Marisol asked me whether she has it too.",
+             "The clinic called twice last week.")  # fmt: skip
+    facts = [
+        Fact(kind="event", about=("clinic", "called"), answer=world[2]),
+        Fact(kind="said", about=("marisol", "asked"), answer=world[1]),
+    ]
+    q = read_reply("Has your daughter said anything to you about it?", "en", world).questions[0]
+    assert ("daughter", "marisol") in q.people, q.people
+    assert best_facts(q, facts)[0][1] == 1, best_facts(q, facts)
+
+
+def test_one_that_stands_for_someone_is_no_count():
+    assert amounts_in(tokens_of("She was the one who drove me home.")) == []
+    assert [a.value for a in amounts_in(tokens_of("I have one brother."))] == [1.0]
+
+
+def test_a_name_said_with_its_possessive_is_in_the_users_world():
+    """ "Dona Estela's voice" names Estela: "Estala" is set right with her name."""
+    fact = Fact(kind="event", about=("voice", "lost"), answer="I lost my place behind Dona "
+                "Estela's voice.")  # fmt: skip
+    reading = read_reply("What did Dona Estala say after the show?", "en", (fact.answer,))
+    assert "estela" in reading.shared.world.names, reading.shared.world.names
+    mistake = find_mistake(reading, (fact,))
+    assert mistake is not None and mistake.truth == "Estela", mistake
+
+
+def test_an_ordinal_or_a_clock_time_is_no_wrong_count(env):
+    """The user told "at 11 p.m., after rewriting the speech for the fourth time": "four times"
+    is right, and 11 is a time of day, no count to set it right with."""
+    started(env, "empa30-019")
+    obs, _ = answer(env, "You've rewritten that speech four times already tonight.")
+    assert "not four" not in obs.lower() and "11" not in obs, obs
+
+
+def test_a_span_is_set_right_only_with_a_span_of_its_order(env):
+    """Months in the job are not set right with the hour the bus takes."""
+    started(env, "empa30-004")
+    obs, _ = answer(env, "So you're two months into the job now.")
+    assert "hour" not in obs.lower(), obs
+
+
+def test_asked_again_for_a_day_they_say_it_again(env):
+    """A "when" question about what they already told is answered again as a reminder (not taken
+    as an invitation to tell something else)."""
+    started(env, "empa30-004")
+    first, trial = answer(env, "Which day does your landlady come for the inspection?")
+    assert "saturday" in first.lower(), first
+    again, _ = answer(trial, "Sorry, remind me which day the landlady comes round?")
+    assert "saturday" in again.lower(), again
+
+
+def test_two_questions_get_two_answers_or_the_choice_said(env):
+    """The second of two questions is answered, or the user says they answer one for now; it is
+    never passed over in silence."""
+    started(env, "empa30-026")
+    obs, _ = answer(env, "How many years were you at that school, and when is your last day?")
+    choices = [line.lower() for line in lines()["one_at_a_time"]]
+    assert "twenty-seven" in obs.lower(), obs
+    assert "friday" in obs.lower() or any(c in obs.lower() for c in choices), obs
+
+
+def test_a_name_they_never_said_is_set_right_with_the_one_the_fact_gives(env):
+    """A person or a place the user never named, in a sentence about a fact of theirs that names
+    another of the same kind, is set right with it; a name near nothing of theirs is left."""
+    started(env, "empa30-007")
+    obs, _ = answer(env, "It's kind of Jorrit to carry the washing up the stairs for you.")
+    assert "joost" in obs.lower(), obs
+    started(env, "empa30-019")
+    obs, _ = answer(env, "Finding a half-brother over in Adelaide must have been a shock.")
+    assert "perth" in obs.lower(), obs
+    obs, _ = answer(env, "Have you ever thought of ringing Lifeline when it gets bad at night?")
+    assert "lifeline" not in obs.lower(), obs
+
+
+def test_a_name_in_an_object_place_is_me_in_their_own_words():
+    from empa_env.offline.user.prose import first_person
+
+    line = first_person(
+        "The officer asked Zara what is best for her brother.", "Zara Ali", "female"
+    )
+    assert line == "The officer asked me what is best for my brother.", line
