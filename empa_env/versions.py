@@ -254,7 +254,8 @@ VERSIONS: tuple[EnvVersion, ...] = (
         "question gets its answer or the choice said; sets right a name they never said where a "
         "fact near it gives another ('Jeroen' for Joost, 'in Sydney' for Perth), and checks a "
         "number only against one of its kind ('the fourth time', not '11 p.m.'; months, not the "
-        "hour on the bus), IDR reward",
+        "hour on the bus; 'two million', not 'two'), never a rough one ('well over a decade'), a "
+        "rate, 'you two', 'one' or an age said of someone else, IDR reward",
         digest="a792d3711c2fff13",
     ),
     EnvVersion(

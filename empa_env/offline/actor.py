@@ -338,6 +338,12 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
             for n, (q, fact) in enumerate(heard.answered):
                 subject = fact.about[0]
                 said_part = answer_part(q, fact.answer, speech)
+                if n and (
+                    not speech.unsaid(said_part).strip()
+                    or (q.kind in _VALUE_KINDS and says_what_is_asked(
+                        q.kind, fact_index((), " ".join(speech.parts))))
+                ):  # fmt: skip
+                    continue  # the first answer said it already ("Three days a week")
                 if (
                     n
                     and speech.length >= WHOLE_MESSAGE

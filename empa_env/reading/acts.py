@@ -385,6 +385,8 @@ def question_kind(words: list[str]) -> str:
         for opener, kind in _OPEN_ALTERNATIVES:
             if after[: len(opener)] == list(opener):
                 return kind
+        if any(w in lex.time_units for w in after) and any(w in lex.time_units for w in words[:at]):
+            return "duration"  # "for a few months, or more than a year?" asks how long
         return "choice"
     start, first = _first_word(words)
     for i, said in enumerate(words):

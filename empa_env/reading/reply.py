@@ -23,7 +23,7 @@ from empa_env.bounded_cache import lru_bytes
 from empa_env.reading.acts import SentenceActs, read_acts
 from empa_env.reading.humour import is_joke
 from empa_env.reading.language import UNREADABLE, sentence_language
-from empa_env.reading.lexicon import is_english_word, lexicon
+from empa_env.reading.lexicon import is_english_word, lemma, lexicon
 from empa_env.reading.tokens import Cut, Token, sentences_of, word_set
 from empa_env.reading.world import (
     WINDOW,
@@ -220,7 +220,10 @@ def _misreadings(
     for k, t in enumerate(toks):
         # "your sister Emre" / "Emre, your sister": a relation the user gave someone else
         if t.text in world.names and world.names[t.text]:
-            near = [lex.relation(w) for w in words[max(0, k - 2) : k + 4]]
+            # a plural tie ("your parents, Ayaan, the officer") is a list, not who Ayaan is
+            near = [
+                lex.relation(w) if lemma(w) == w else None for w in words[max(0, k - 2) : k + 4]
+            ]
             for rel in near:
                 if rel and not lex.same_person_kind(rel, world.names[t.text]):
                     if "your" in words[max(0, k - 2) : k + 4]:

@@ -160,6 +160,10 @@ def amounts_in(tokens: Sequence[Token], text: str = "", offset: int = 0) -> list
         if value is None:
             i += 1
             continue
+        # "four hundred", "two million", "25 thousand": one amount
+        while j + 1 < len(tokens) and tokens[j + 1].text in _MULTIPLIERS:
+            value *= _MULTIPLIERS[tokens[j + 1].text]
+            j += 1
         unit = None
         k = j + 1
         while k < len(tokens) and k <= j + 2 and tokens[k].text in ("more", "whole", "long",
@@ -193,6 +197,8 @@ def amounts_in(tokens: Sequence[Token], text: str = "", offset: int = 0) -> list
     return out
 
 
+#: Words that multiply the number before them.
+_MULTIPLIERS = {"hundred": 100.0, "thousand": 1000.0, "million": 1e6, "billion": 1e9}
 #: Words before "one" that make it a pronoun ("the one whose", "that one", "no one").
 _ONE_PRONOUN_BEFORE = word_set("the that this which each every no any some another")
 #: Words after "one" that make it a pronoun ("one who", "one another").

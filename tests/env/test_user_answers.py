@@ -143,3 +143,54 @@ def test_a_name_in_an_object_place_is_me_in_their_own_words():
         "The officer asked Zara what is best for her brother.", "Zara Ali", "female"
     )
     assert line == "The officer asked me what is best for my brother.", line
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Nearly half a year shut away, and you reached out anyway.",  # rough
+        "Your dad joined up at nineteen, and that hurt never healed.",  # an age, not theirs
+        "You two have known each other since you were small.",  # people, not a count
+        "Giving up something that mattered a month ago takes a lot.",  # their "last month"
+    ],
+)
+def test_a_number_said_roughly_or_of_someone_else_is_no_mistake(reply):
+    from empa_env.offline.user.hearing import hear
+
+    world = ("Last month I gave back my driving licence.", "Five months since I quit my job.",
+             "My dad served in the army all his life.", "We met at eleven and were friends for years.",
+             "I'm 20.")  # fmt: skip
+    facts = tuple(Fact(kind="event", about=("licence", "job", "dad", "friends"), answer=w)
+                  for w in world[:-1]) + (Fact(kind="event", about=("age",), answer=world[-1]),)  # fmt: skip
+    heard = hear(read_reply(reply, "en", world), facts, (), about_self=frozenset({world[-1]}))
+    assert heard.mistake is None, (reply, heard.mistake)
+
+
+@pytest.mark.slow
+def test_hand_written_attentive_replies_are_seldom_corrected(env, monkeypatch):
+    """The 249 attentive replies written blind by reading each conversation (they mean no
+    mistake): v10's user 'set right' 35 of them ("Not sixteen. I'm 44." for a prize won at
+    sixteen, "A decade? No. Fourteen years." for "well over a decade"), v11's 5 (2%)."""
+    import json
+    from pathlib import Path
+
+    import empa_env.offline.actor as actor
+
+    heard = []
+    real = actor.hear
+    monkeypatch.setattr(actor, "hear", lambda *a, **k: heard.append(real(*a, **k)) or heard[-1])
+    path = Path(__file__).parents[1] / "judge" / "data" / "blind" / "attentive.jsonl"
+    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    from empa_env.testing import policies as sp
+
+    corrected = 0
+    for r in rows:
+        env.reset(seed=0, options={"case": r["case"]})
+        for _ in range(r["turn"]):
+            *_, term, trunc, _ = env.step(sp.attuned(env.messages))
+            if term or trunc:
+                break
+        heard.clear()
+        answer(env, r["reply"])
+        corrected += heard[-1].mistake is not None
+    assert corrected <= 0.03 * len(rows), corrected

@@ -54,7 +54,8 @@ def test_questions_meet_the_goal(dev):
 @pytest.mark.slow
 def test_asked_who_they_are_they_say_it_and_a_wrong_age_is_set_right(dev):
     """Written blind from the persona cards (``persona_probes.jsonl``). Measured on dev: age 14/15,
-    name 6/8, work 10/15 (8/15 before v11), a wrong age 11/15, someone else's age never answered
+    name 6/8, work 9/15 (8/15 before v11), a wrong age 10/15 (11/15 before v11: an age 'at N'
+    needs a 'you' after it), someone else's age never answered
     with their own 7/7 (before EMPA-v8: 0/15, 0/8, 1/15, 0/15 and 7/7)."""
     assert dev["persona: ask_age"] >= 0.8 and dev["persona: ask_name"] >= 0.6, dev
     assert dev["persona: ask_work"] >= 0.4 and dev["persona: wrong_age"] >= 0.6, dev
@@ -95,8 +96,8 @@ def fresh_dev() -> dict[str, float]:
 @pytest.mark.slow
 def test_the_fresh_probes_hold_their_measured_level(fresh_dev):
     """The fresh set's odd cases (``fresh_probes.jsonl``, written in v11 by another session from
-    the persona and story sections only): measured in v11 mistakes .83 (v10's user .53), questions
-    .67 (.62), closings and mentions of one 1.0; floors against regression (the even cases, never
+    the persona and story sections only): measured in v11 mistakes .87 (v10's user .53), questions
+    .64 (.62), closings and mentions of one 1.0; floors against regression (the even cases, never
     read, are printed by ``perf/perf_user.py``)."""
     assert fresh_dev["mistake"] >= 0.75, fresh_dev
     assert fresh_dev["question"] >= 0.6, fresh_dev

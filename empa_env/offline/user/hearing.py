@@ -804,6 +804,47 @@ def _time_of_day(sentence: str, amount: str) -> bool:
     return bool(re.match(rf"\s*(?:{_CLOCK_WORDS})", after)) or before.endswith("at ")
 
 
+#: Words that make an amount a rough one ("well over a decade", "nearly six weeks").
+_ROUGHLY = re.compile(
+    r"(?:over|nearly|almost|about|around|roughly|some|more than|less than|under|close to|"
+    r"upwards of|at least|getting on for)\s*$"
+)
+
+
+#: "last month": one of the unit, ago.
+_LAST = {unit: f"last {unit}" for unit in ("year", "month", "week", "night")}
+
+
+def _roughly(sentence: str, amount: str) -> bool:
+    """Whether ``amount`` is said roughly: a hedge before it, or "and a half" after it."""
+    low = sentence.lower()
+    at = low.find(amount.lower())
+    if at < 0:
+        return False
+    after = low[at + len(amount) : at + len(amount) + 12]
+    return bool(_ROUGHLY.search(low[max(0, at - 16) : at])) or after.startswith(" and a half")
+
+
+def _pair(sentence: str, a: Amount) -> bool:
+    """ "you two", "the two of you", "both": people, not a count of the story."""
+    low = sentence.lower()
+    at = low.find(a.text.lower())
+    before = low[max(0, at - 5) : at] if at >= 0 else ""
+    after = low[at + len(a.text) : at + len(a.text) + 8] if at >= 0 else ""
+    return (
+        a.value == 2
+        and a.unit is None
+        and (before.endswith(("you ", "we ")) or after.startswith(" of "))
+    )
+
+
+def _same_count(a: Amount, x: Amount | tuple) -> bool:  # noqa: ANN001
+    """Whether a count said is one the user gave: the same number, of the same thing when the
+    reply says what it counts ("ten paintings" is not their "at ten")."""
+    value, unit, noun = (x.value, x.unit, x.noun) if isinstance(x, Amount) else (x[0], x[1], x[3])
+    return unit is None and a.value == value and (not a.noun or a.noun == noun)
+
+
 def _same_order(a: Amount, x: tuple) -> bool:  # noqa: ANN001
     """Whether a span said and a span of a fact are of one order of size (within a factor of
     :data:`SPAN_ORDER`): "two months" may be a slip for "eight months", not for "an hour"."""
@@ -813,7 +854,7 @@ def _same_order(a: Amount, x: tuple) -> bool:  # noqa: ANN001
 
 
 #: How far apart two spans may be and still be one said for the other.
-SPAN_ORDER = 15.0
+SPAN_ORDER = 10.0
 #: Ordinal words by the number they count ("the fourth time" says four times).
 _ORDINALS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth",
              7: "seventh", 8: "eighth", 9: "ninth", 10: "tenth", 11: "eleventh", 12: "twelfth",
@@ -1074,6 +1115,8 @@ def _age_claimed(s: SentenceReading) -> tuple[str, float, float] | None:
             a.unit is not None or _CLOCK.match(_after(s.text, a.text)) or old or _past(rest[1:5])
         ):
             continue  # "at 5 pm", "at two years old", "at fifteen you were": not their age now
+        if t.text == "at" and not any(w in _YOU for w in rest[1:4]):
+            continue  # "a prize at sixteen", "your dad joined up at nineteen": nobody's age now
         if (a.unit is None or (a.unit == "year" and old)) and 10 <= a.value <= 110:
             return a.text, a.value, a.value
     return None
@@ -1167,11 +1210,32 @@ def _mistake_in(
             return None  # said right: no other number of the sentence is checked against facts
     # a number or duration that is not the one the user gave
     nearest: list[tuple[float, int]] | None = None  # the sentence's, found once for all its numbers
+    words_said = [t.text for t in s.tokens]
+    told = [x for f in known for x in fact_index(f.about, f.answer).amounts]
+    said_text = " ".join((*shared.world_texts, *(f.answer for f in known))).lower()
+    # "how many days a week ...?", "Where is it, and how long ...?": the number is what it asks
+    texts = [t.text for t in s.tokens]
+    asks_number = s.does("question") and any(
+        w == "how" and nxt in ("many", "much", "long", "old")
+        for w, nxt in zip(texts, texts[1:], strict=False)
+    )
     for a in s.amounts:
+        if asks_number:
+            break  # the number it names is what it asks, not a claim to set right
         if a.unit is None and _time_of_day(s.text, a.text):
             continue
         if _kind_of(s.text, a.text):
             continue  # "a week like this" names no span of theirs
+        if _roughly(s.text, a.text) or _rate(a.text, words_said) or _pair(s.text, a):
+            continue  # "well over a decade", "three times a week", "you two"
+        if a.unit is None and a.value == 1:
+            continue  # "one big weekend", "in one go": a single one, seldom a count to contest
+        ahead = _rate_or_ahead(a.text, words_said)  # "in two days": against a time ahead only
+        theirs: list[Amount | tuple] = [*told, *shared.world.amounts]
+        if a.unit is None and any(_same_count(a, x) for x in theirs):
+            continue  # a count of theirs ("one flat", "at fifteen"), said of something of theirs
+        if a.value == 1 and a.unit and _LAST.get(a.unit, "~") in said_text:
+            continue  # "a month ago" for their "last month"
         if nearest is None:
             q = Question(
                 s.text, "what", tuple(t.lemma for t in _content(s.tokens)), (), s, asked=False
@@ -1186,8 +1250,12 @@ def _mistake_in(
                 break
             idx = fact_index(known[i].about, known[i].answer)
             if a.unit is not None:  # a span of time against the spans the fact gives
-                # of the same order ("two months" is not a slip for "an hour each way")
-                same = [x for x in idx.amounts if x[1] is not None and _same_order(a, x)]
+                # of the same order ("two months" is not a slip for "an hour each way"), and no
+                # rate ("three times a week") or time ahead ("in ten days")
+                line = [t.text for t in tokens_of(known[i].answer)]
+                same = [x for x in idx.amounts if x[1] is not None and _same_order(a, x)
+                        and not _rate(x[2], line)
+                        and (not ahead or _rate_or_ahead(x[2], line))]  # fmt: skip
                 if any(_same_span(a.value, a.unit, x[0], x[1]) for x in same):
                     slip = None
                     break
@@ -1245,6 +1313,17 @@ def _unknown_name(
         for truth, its_place in _names_told(fact.answer):
             if its_place == place and not set(truth.lower().split()) & said:
                 return Mistake("name", t.text.capitalize(), truth, fact)
+        ties = {r for x in toks if (r := lex.relation(x.text))}
+        if not place:  # the line names the person by a tie ("my brother"): the name given to it
+            for rel in fact_index(fact.about, fact.answer).relations:
+                if any(lex.same_person_kind(rel, r) for r in ties):
+                    continue  # "your brother and Mr Patel": the tie is said, the name is another
+                for other, names in world.relations.items():
+                    if lex.same_person_kind(rel, other):
+                        known_as = [n for n in names if n not in said]
+                        if known_as:
+                            return Mistake("name", t.text.capitalize(), known_as[0].capitalize(),
+                                           fact)  # fmt: skip
         return None
     return None
 
@@ -1338,10 +1417,17 @@ def _rate_or_ahead(amount: str, words: Sequence[str]) -> bool:
     """Whether ``amount`` says how often ("two mornings a week", "ten minutes per day") or how
     soon ("in ten days"), not how long."""
     head = amount.split()[0].lower()
+    at = next((k for k, w in enumerate(words) if w == head), -1)
+    return (at > 0 and words[at - 1] == "in") or _rate(amount, words)
+
+
+def _rate(amount: str, words: Sequence[str]) -> bool:
+    """Whether ``amount`` says how often ("two mornings a week", "ten minutes per day")."""
+    head = amount.split()[0].lower()
     if head in ("per", "every", "each"):
         return True
     at = next((k for k, w in enumerate(words) if w == head), -1)
-    if at > 0 and words[at - 1] in ("in", "every", "per", "each"):
+    if at > 0 and words[at - 1] in ("every", "per", "each"):
         return True
     lex = lexicon()
     # "a week" after a count of something: so many of it in each week
