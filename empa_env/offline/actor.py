@@ -630,12 +630,7 @@ def _asks_what_it_gives(question, fact: Fact) -> bool:  # noqa: ANN001
     if question.kind == "where":
         return fact.kind == "place"
     if question.kind == "when":  # a day, a date, a season or "ago"; a bare span says how long
-        lex = lexicon()
-        return any(
-            t.text in lex.calendar or (t.capital and t.text in lex.calendar_capitalised)
-            or (t.text.isdigit() and 1800 <= int(t.text) <= 2100)
-            for t in tokens_of(fact.answer)
-        )  # fmt: skip
+        return fact_index(fact.about, fact.answer).calendar
     if question.kind in ("duration", "amount", "who"):
         return says_what_is_asked(question.kind, fact_index(fact.about, fact.answer))
     return False

@@ -23,7 +23,6 @@ person and no second person), ``"other"`` (a third person or nobody in particula
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from empa_env.reading.lexicon import lemma, lexicon, parts_of_speech
@@ -349,25 +348,21 @@ def question_form(text: str, words: list[str]) -> bool:
 _LEADING_CLAUSE = word_set("when after before if since while once whenever")
 
 
-def asking_tokens(text: str, start: int, toks: Sequence[Token]) -> tuple[Token, ...]:
-    """The tokens of the clause of a sentence (``text`` starting at ``start``) that asks: what
-    follows a leading clause that ends at a comma when an auxiliary or a question word opens it
-    ("When you're not at work, what do you do for fun?"); else all its tokens."""
+def asking_words(cut: Cut) -> list[str]:
+    """The words of the clause of ``cut`` that asks: what follows a leading clause that ends at a
+    comma when an auxiliary or a question word opens it ("When you're not at work, what do you do
+    for fun?"); else all its words."""
+    toks = cut.tokens
     words = [t.text for t in toks]
     at, first = _first_word(words)
     if first in _LEADING_CLAUSE:
         for k in range(at + 1, len(toks)):
-            if "," in text[toks[k - 1].end - start : toks[k].start - start]:
+            if "," in cut.text[toks[k - 1].end - cut.start : toks[k].start - cut.start]:
                 _, opener = _first_word(words[k:])
                 if opener in _AUX_OPEN or opener.split("'")[0] in _QUESTION_KINDS:
-                    return tuple(toks[k:])
+                    return words[k:]
                 break
-    return tuple(toks)
-
-
-def asking_words(cut: Cut) -> list[str]:
-    """The words of :func:`asking_tokens` of ``cut``."""
-    return [t.text for t in asking_tokens(cut.text, cut.start, cut.tokens)]
+    return words
 
 
 def question_kind(words: list[str]) -> str:

@@ -371,6 +371,9 @@ class FactIndex:
     #: Whether the line says when something happened: a day, a month, a time of day, a year, a
     #: unit of time ("last week") or a span (``"when"`` questions are answered by such a line).
     dated: bool = False
+    #: Whether the line names a point in time: a day, a month, a season, "ago" or a year (no
+    #: bare unit of time or span: "fifty years" says how long, not when).
+    calendar: bool = False
     #: Whether the line says a number (``"how many"`` questions are answered by such a line).
     counted: bool = False
 
@@ -471,17 +474,17 @@ def fact_index(about: tuple[str, ...], answer: str = "", prose: tuple[str, ...] 
     counted = any(
         t.text.isdigit() or t.text in lex.numbers for t in answer_toks if t.text not in ("a", "an")
     )
-    # a unit of time stands in every amount of time ("two years", "last week")
-    dated = span or any(
+    calendar = any(
         t.text in lex.calendar
-        or t.text in lex.time_units
         or (t.capital and t.text in lex.calendar_capitalised)
         or _YEAR.fullmatch(t.text)
         for t in answer_toks
     )
+    # a unit of time stands in every amount of time ("two years", "last week")
+    dated = span or calendar or any(t.text in lex.time_units for t in answer_toks)
     return FactIndex(
         lemmas, names, relations, amounts, M, vector, related, about[0] if about else "",
-        _capitalised_within(answer), span, dated, counted,
+        _capitalised_within(answer), span, dated, calendar, counted,
     )  # fmt: skip
 
 
@@ -752,10 +755,14 @@ _DAYS = {"year": 365.0, "decade": 3650.0, "month": 30.4, "fortnight": 14.0, "wee
          "hour": 1 / 24, "minute": 1 / 1440}  # fmt: skip
 
 
+def _in_days(value: float, unit: str | None) -> float:
+    """A span in days ("two years" -> 730)."""
+    return value * _DAYS.get(unit or "", 1.0)
+
+
 def _same_span(value: float, unit: str, other: float, other_unit: str | None) -> bool:
     """Two spans of time that are the same within a tenth ("a year" and "twelve months")."""
-    a = value * _DAYS.get(unit, 1.0)
-    b = other * _DAYS.get(other_unit or "", 1.0)
+    a, b = _in_days(value, unit), _in_days(other, other_unit)
     return abs(a - b) <= 0.1 * max(a, b)
 
 
@@ -848,8 +855,7 @@ def _same_count(a: Amount, x: Amount | tuple) -> bool:  # noqa: ANN001
 def _same_order(a: Amount, x: tuple) -> bool:  # noqa: ANN001
     """Whether a span said and a span of a fact are of one order of size (within a factor of
     :data:`SPAN_ORDER`): "two months" may be a slip for "eight months", not for "an hour"."""
-    said = a.value * _DAYS.get(a.unit or "", 1.0)
-    told = x[0] * _DAYS.get(x[1] or "", 1.0)
+    said, told = _in_days(a.value, a.unit), _in_days(x[0], x[1])
     return said > 0 and told > 0 and max(said, told) <= SPAN_ORDER * min(said, told)
 
 
@@ -1210,18 +1216,23 @@ def _mistake_in(
             return None  # said right: no other number of the sentence is checked against facts
     # a number or duration that is not the one the user gave
     nearest: list[tuple[float, int]] | None = None  # the sentence's, found once for all its numbers
+    if not s.amounts:
+        return _unknown_name(s, known, shared, about_self)
     words_said = [t.text for t in s.tokens]
-    told = [x for f in known for x in fact_index(f.about, f.answer).amounts]
-    said_text = " ".join((*shared.world_texts, *(f.answer for f in known))).lower()
-    # "how many days a week ...?", "Where is it, and how long ...?": the number is what it asks
-    texts = [t.text for t in s.tokens]
-    asks_number = s.does("question") and any(
+    # "how many days a week ...?", "Where is it, and how long ...?": the number is what it asks,
+    # not a claim to set right
+    if s.does("question") and any(
         w == "how" and nxt in ("many", "much", "long", "old")
-        for w, nxt in zip(texts, texts[1:], strict=False)
-    )
+        for w, nxt in zip(words_said, words_said[1:], strict=False)
+    ):
+        return _unknown_name(s, known, shared, about_self)
+    # the numbers the user gave, and their words ("last month"), read once for the sentence
+    theirs: list[Amount | tuple] = [
+        *(x for f in known for x in fact_index(f.about, f.answer).amounts),
+        *shared.world.amounts,
+    ]
+    said_text = " ".join((*shared.world_texts, *(f.answer for f in known))).lower()
     for a in s.amounts:
-        if asks_number:
-            break  # the number it names is what it asks, not a claim to set right
         if a.unit is None and _time_of_day(s.text, a.text):
             continue
         if _kind_of(s.text, a.text):
@@ -1231,10 +1242,9 @@ def _mistake_in(
         if a.unit is None and a.value == 1:
             continue  # "one big weekend", "in one go": a single one, seldom a count to contest
         ahead = _rate_or_ahead(a.text, words_said)  # "in two days": against a time ahead only
-        theirs: list[Amount | tuple] = [*told, *shared.world.amounts]
         if a.unit is None and any(_same_count(a, x) for x in theirs):
             continue  # a count of theirs ("one flat", "at fifteen"), said of something of theirs
-        if a.value == 1 and a.unit and _LAST.get(a.unit, "~") in said_text:
+        if a.value == 1 and a.unit in _LAST and _LAST[a.unit] in said_text:
             continue  # "a month ago" for their "last month"
         if nearest is None:
             q = Question(
@@ -1293,15 +1303,18 @@ def _unknown_name(
     lex = lexicon()
     world = shared.world
     toks = s.tokens
+    candidates = [
+        (k, t) for k, t in enumerate(toks)
+        if k and t.capital and (name := _name_of(t)).isalpha() and len(name) >= 3
+        and not _known_word(name) and name not in world.names and name not in world.vocabulary
+        and name not in lex.calendar_capitalised
+    ]  # fmt: skip
+    if not candidates:  # most sentences: no capitalised word the user's world lacks
+        return None
     said = {t.text for t in toks} | {_name_of(t) for t in toks}
     told = " ".join(f.answer for f in known).lower()
-    for k, t in enumerate(toks):
-        name = _name_of(t)
-        if (
-            not k or not t.capital or not name.isalpha() or len(name) < 3 or _known_word(name)
-            or name in world.names or name in world.vocabulary or name in told
-            or name in lex.calendar_capitalised
-        ):  # fmt: skip
+    for k, t in candidates:
+        if _name_of(t) in told:
             continue
         place = toks[k - 1].text in _PLACE_BEFORE
         content = tuple(x.lemma for x in _content(toks) if x is not t)
