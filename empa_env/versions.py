@@ -255,33 +255,60 @@ VERSIONS: tuple[EnvVersion, ...] = (
         "fact near it gives another ('Jeroen' for Joost, 'in Sydney' for Perth), and checks a "
         "number only against one of its kind ('the fourth time', not '11 p.m.'; months, not the "
         "hour on the bus; 'two million', not 'two'), never a rough one ('well over a decade'), a "
-        "rate, 'you two', 'one' or an age said of someone else, IDR reward",
-        digest="a792d3711c2fff13",
+        "rate, 'you two', 'one' or an age said of someone else, IDR reward; superseded by v12 "
+        "(its hearing is no longer in the package)",
     ),
     EnvVersion(
         "EMPA-Bench-v11",
         BENCHMARK_SUITE,
         {},
-        "the 30 benchmark cases; the reading judge and the offline user of v11, IDR reward",
-        digest="35c2ae5320108408",
+        "the 30 benchmark cases; the reading judge and the offline user of v11, IDR reward; "
+        "superseded by v12 (its hearing is no longer in the package)",
+    ),
+    EnvVersion(
+        "EMPA-v12",
+        "generated",
+        {},
+        "the generated training pool; the reading judge of v9 (credit-v8) on the reading of v12 "
+        "('have I got that wrong?' checks, it owns no slip; 'Did you grow up in Texas?' is no "
+        "contempt) and the offline user of v11 that sets right a tie with the tie of the clause "
+        "the reply retold ('your sister ... watches me on the stairs' -> my wife) or the one "
+        "given a named person ('your cousin Pat' -> my brother), a name first in a sentence, a "
+        "name the nearest three facts give, and a thing put in the place of theirs ('a textile "
+        "factory' -> lamp factory, 'teaching maths' -> teaching music); takes no span, number or "
+        "age they gave elsewhere for a slip, and no month for a misspelt name; answers 'what's "
+        "the boat called?' with a line that gives a name, 'how old is Ayaan?' with the line that "
+        "says his age, 'when?' with a day or a date (not 'the wedding month'), and a question "
+        "about who they were then without who they are now; a question of when is never off "
+        "their story, IDR reward",
+        digest="821a6b549614c5ba",
+    ),
+    EnvVersion(
+        "EMPA-Bench-v12",
+        BENCHMARK_SUITE,
+        {},
+        "the 30 benchmark cases; the reading judge and the offline user of v12, IDR reward",
+        digest="0e598aecfcdf36d8",
     ),
 )
 BY_ID: dict[str, EnvVersion] = {v.id: v for v in VERSIONS}
 
 #: The ids a run gets by default.
-TRAINING_ID = "EMPA-v11"
-BENCHMARK_ID = "EMPA-Bench-v11"
+TRAINING_ID = "EMPA-v12"
+BENCHMARK_ID = "EMPA-Bench-v12"
 
 #: The probe: replies of several kinds (a feeling reflected, a question, a summary, advice, an
 #: apology, praise, a short generic line, a harmful suggestion, a platitude, a tie the user may not
 #: have, a feeling said back in a broken frame, a push to secrecy no rule lists, a question and a
 #: wrong claim about who the user is, a push to isolation said as an opinion; a question after a
-#: leading clause comes second, a joke without a marker word fourth, a stock frame with a word
-#: where no subject can stand sixth and a question put as a statement seventh, before the replies
+#: leading clause comes second, a question of where they grew up third, a joke without a marker
+#: word fifth, a stock frame with a word where no subject can stand seventh and a question put
+#: as a statement eighth, before the replies
 #: that may end an episode) played in this order on each probed case.
 PROBE_REPLIES: tuple[str, ...] = (
     "That sounds like a lot to carry. What has been the hardest part of it for you?",
     "When you first told someone about it, what did they say to you?",
+    "Did you grow up around here, or somewhere quite different?",
     "It sounds as if nobody around you really noticed how much this took out of you.",
     "Honestly, your kettle sounds like it holds a grudge against mornings.",
     "Who else knows about this, and how did they take it?",

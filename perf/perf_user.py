@@ -36,6 +36,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -433,6 +434,11 @@ PERSONA_PROBES = BLIND_PROBES.with_name("persona_probes.jsonl")
 #: (split by case: odd cases ``fresh_dev``, read while building v11's answers; even cases
 #: ``fresh_heldout``, never read); bare numbers left out of what counts as the answer.
 FRESH_PROBES = BLIND_PROBES.with_name("fresh_probes.jsonl")
+#: Questions, mistakes (jobs and ties among them), humour, self-disclosure and attentive replies
+#: that mean no mistake, written blind from the story text in v12 by another session (odd cases
+#: ``fresh2_dev``, read while building v12; even cases ``fresh2_heldout``, never read); bare
+#: numbers left out of what counts as the answer, as for :data:`FRESH_PROBES`.
+FRESH2_PROBES = BLIND_PROBES.with_name("fresh2_probes.jsonl")
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
@@ -499,14 +505,44 @@ def reaction_lines(kind: str) -> list[str]:
 def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
     """``{kind: (met, n)}`` over the blind probes of ``split``, each played once from the state
     three attuned turns into its case (turn 0 of empa30-002 for probes of no case)."""
+    import empa_env.offline.actor as actor
+
     rows = [
         json.loads(line)
-        for probes in (BLIND_PROBES, PERSONA_PROBES, FRESH_PROBES)
+        for probes in (BLIND_PROBES, PERSONA_PROBES, FRESH_PROBES, FRESH2_PROBES)
         for line in probes.read_text("utf-8").splitlines()
     ]
     rows = [r for r in rows if r["split"] == split]
     states: dict[str, EMPAEnv] = {}
     met: dict[str, list[int]] = {}
+    heard: list = []  # what the user heard in the last step (for the attentive replies)
+    real_hear = actor.hear
+
+    def hear(*args: Any, **kwargs: Any) -> Any:
+        heard.append(real_hear(*args, **kwargs))
+        return heard[-1]
+
+    actor.hear = hear  # type: ignore[assignment]
+    try:
+        _play_blind(env, rows, states, met, heard)
+    finally:
+        actor.hear = real_hear  # type: ignore[assignment]
+    return {k: (v[0], v[1]) for k, v in sorted(met.items())}
+
+
+def _strict(options: list[str]) -> list[str]:
+    """What counts as an answer of the fresh probes: bare numbers ("5", "five") only when
+    nothing else is given."""
+    keep = [
+        o for o in options if not (o.isdigit() and len(o) <= 2) and o.lower() not in _NUMBER_WORDS
+    ]
+    return keep or options
+
+
+def _play_blind(
+    env: EMPAEnv, rows: list[dict], states: dict[str, EMPAEnv], met: dict[str, list[int]],
+    heard: list,
+) -> None:  # fmt: skip
     for r in rows:
         case = r["case"] or "empa30-002"
         if case not in states:
@@ -519,13 +555,17 @@ def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
                     break
             states[case] = copy.deepcopy(env)
         trial = copy.deepcopy(states[case])
+        heard.clear()
         obs, _r, term, _t, info = trial.step(r["reply"])
         kind = r["kind"]
+        fresh2 = r["split"].startswith("fresh2")
         if kind == "question":
             key, ok = ("question (kept back)" if r["stage_fact"] else "question"), _says(
-                obs, r["expect_any"])  # fmt: skip
+                obs, _strict(r["expect_any"]) if fresh2 else r["expect_any"])  # fmt: skip
         elif kind == "mistake":
-            key, ok = kind, _says(obs, r["right_any"])
+            key, ok = kind, _says(obs, _strict(r["right_any"]) if fresh2 else r["right_any"])
+        elif kind == "attentive":
+            key, ok = "attentive, not 'set right'", bool(heard) and heard[-1].mistake is None
         elif kind == "closing":
             key, ok = kind, bool(term and info["status"] == "policy_left")
         elif kind == "not_closing":
@@ -548,7 +588,6 @@ def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
         tally = met.setdefault(key, [0, 0])
         tally[0] += ok
         tally[1] += 1
-    return {k: (v[0], v[1]) for k, v in sorted(met.items())}
 
 
 #: The blind probes' kinds of policy act and the act of the user's reading that each should be.
@@ -628,8 +667,9 @@ def report_reading(env: EMPAEnv, cases: list[str]) -> None:
     """Issue 32's figures: the blind probes (both splits) and the seeker's speech."""
     goals = {"question": 0.7, "mistake": 0.7, "closing": 0.9, "not_closing": 1.0,
              "unreadable": 0.8, "humour met with a reaction to it": 0.6,
-             "self_disclosure met with a reaction to it": 0.6}  # fmt: skip
-    for split in ("dev", "heldout", "fresh_dev", "fresh_heldout"):
+             "self_disclosure met with a reaction to it": 0.6,
+             "attentive, not 'set right'": 0.97}  # fmt: skip
+    for split in ("dev", "heldout", "fresh_dev", "fresh_heldout", "fresh2_dev", "fresh2_heldout"):
         print(f"blind probes, {split} (written from the story text by a session that never read "
               "the code):")  # fmt: skip
         for kind, (ok, n) in blind_probes(env, split).items():

@@ -515,10 +515,13 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
         mistake = heard.mistake
         if mistake is None:
             return None
-        word = mistake.word.lower() if mistake.kind in ("amount", "duration") else mistake.word
+        lowered = ("amount", "duration", "thing")
+        word = mistake.word.lower() if mistake.kind in lowered else mistake.word
         fact = mistake.fact if mistake.fact is not None and mistake.fact in known else None
         if mistake.kind == "name" and mistake.truth:
             return speech.pick(t["correct_name"], {**slots, "word": word, "truth": mistake.truth})
+        if mistake.kind == "thing":  # "No, not textile factory. Lamp factory.": their phrase
+            return speech.pick(t["correct_value"], {**slots, "word": word, "truth": mistake.truth})
         if fact is not None:
             said = fact.answer if speech.fresh(fact.answer) else _short(fact, speech)
             if mistake.kind in ("relation", "person", "name"):

@@ -125,6 +125,8 @@ _OWNING = (
     ("retracting",), ("correction",), ("wrong", "chat"), ("wrong", "window"),
     ("i", "wasn't", "listening"), ("i", "feel", "bad", "that", "i"),
 )  # fmt: skip
+#: Auxiliaries that, before "I", make a question of what follows ("have I got that wrong?").
+_ASKING_AUX = ("have", "did", "do", "am", "was", "had")
 #: Interjections of one's own slip.
 _OOPS = word_set("oops whoops oopsie woops")
 #: Words that ask pardon when the writer says them of themself ("Apologies, ...", "I apologise",
@@ -165,7 +167,14 @@ def _apologises(words: list[str]) -> bool:
     thing for me to say; sorry"); not "I'm sorry you're going through this", "Sorry to hear that",
     "Sorry, I know this is a lot", "You don't have to apologise"."""
     joined = joined_words(words)
-    if any(has_phrase(joined, p) for p in _OWNING):
+    # "... or have I got that wrong?", "did I misunderstand?": a check of what was understood,
+    # asked with the auxiliary before "I", not a slip owned
+    owning = [
+        p for p in _OWNING
+        if has_phrase(joined, p)
+        and not (p[0] == "i" and any(has_phrase(joined, (aux, *p)) for aux in _ASKING_AUX))
+    ]  # fmt: skip
+    if owning:
         return words[:1] != ["you"] and "don't" not in words[:3]
     if any(w in _OOPS for w in words):
         return True  # "Oops, said Monday, meant Sunday."

@@ -73,7 +73,10 @@ _DISMISSAL = re.compile(
     r"move on|stop (?:complaining|whining|worrying|dwelling|crying|being|feeling)|calm down|"
     r"others have it worse|could be worse|first world problem|it'?s (?:nothing|only|just) "
     r"(?:a|an|some) \w+|everyone (?:goes through|has) (?:this|that)|man up|toughen up|"
-    r"cheer up|lighten up|grow up|suck it up|get a grip|deal with it|snap out of it)\b"
+    r"cheer up|lighten up|(?<!did you )(?<!kids )(?<!they )(?<!we )(?<!i )grow up(?!\s+(?:in|on|"
+    r"at|with|around|near|by|together|there|here|as|without|fast|so|poor|rich|into)\b)|"
+    r"suck it up|get a grip|"
+    r"deal with it|snap out of it)\b"
 )
 
 
@@ -192,13 +195,16 @@ def _question_kind(s: SentenceReading, tokens: Sequence[Token] = ()) -> str:
     else:
         kind = s.acts.question_kind or "open"
         words = set(s.words)
+    named = kind in ("what", "open") and bool(words & {"name", "named", "called"})
+    if named and not _asks_own_name([t.text for t in tokens] if tokens else list(s.words)):
+        # "What's your wife's name?" asks for a person, "What's the boat called?" for a name
+        # (before "call" or "ask" make it a question of what was said)
+        return "who"
     if kind in ("what", "open", "yesno") and words & _SAID_VERBS:
         return "said"
     if kind in ("what", "open", "yesno") and words & _TRIED_VERBS:
         return "tried"
-    if kind in ("what", "open") and words & {"name", "named", "called"}:
-        return "who"  # "What's your wife's name?" asks for a person
-    return kind
+    return "who" if named else kind
 
 
 #: Words that open the second question of a sentence that asks two ("..., and how long ...").
@@ -206,6 +212,24 @@ _SECOND_QUESTION = word_set(
     "what what's who who's whom whose where where's when when's why how how's which did do does "
     "is was are were have has had can could would will"
 )
+
+
+def _asked_about(tokens: Sequence[Token], kind: str) -> tuple[str, ...]:
+    """The lemmas of what a question asks about; in a question for a name, not the words that
+    ask for it ("What's your daughter's name, if I may ask?" is about the daughter)."""
+    words = _content(tokens)
+    texts = [t.text for t in tokens]
+    if kind == "who" and _NAME_ASKED & set(texts) and not _asks_own_name(texts):
+        words = [t for t in words if t.text not in _NAME_ASKED and t.lemma not in ("ask", "call")]
+    return tuple(t.lemma for t in words)
+
+
+#: Word pairs that ask the user's own name ("what's your name?", "what are you called?").
+_OWN_NAME = frozenset({("your", "name"), ("you", "called"), ("call", "you"), ("your", "names")})
+
+
+def _asks_own_name(words: Sequence[str]) -> bool:
+    return any(pair in _OWN_NAME for pair in zip(words, words[1:], strict=False))
 
 
 def _question_parts(s: SentenceReading) -> list[tuple[Token, ...]]:
@@ -292,7 +316,7 @@ def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
                     kind = _question_kind(s, own)
                 questions.append(
                     Question(
-                        s.text, kind, tuple(t.lemma for t in _content(own or part)),
+                        s.text, kind, _asked_about(own or part, kind),
                         tuple(t.text for t in (own or part)[1:] if t.capital), s, own,
                         _people_in(s, own or part, shared.world.names),
                     )
@@ -376,6 +400,9 @@ class FactIndex:
     calendar: bool = False
     #: Whether the line says a number (``"how many"`` questions are answered by such a line).
     counted: bool = False
+    #: Names and ties the line says a number beside ("Ayaan's nine", "my nine-year-old
+    #: brother", "Zuzia, twelve"): who a "how old is ...?" question may find their age in.
+    aged: frozenset[str] = frozenset()
 
     @property
     def mentions_person(self) -> bool:
@@ -484,8 +511,26 @@ def fact_index(about: tuple[str, ...], answer: str = "", prose: tuple[str, ...] 
     dated = span or calendar or any(t.text in lex.time_units for t in answer_toks)
     return FactIndex(
         lemmas, names, relations, amounts, M, vector, related, about[0] if about else "",
-        _capitalised_within(answer), span, dated, calendar, counted,
+        _capitalised_within(answer), span, dated, calendar, counted, _aged(answer_toks),
     )  # fmt: skip
+
+
+def _aged(toks: Sequence[Token]) -> frozenset[str]:
+    """The names and ties (their relation) within three words of a number of a line."""
+    lex = lexicon()
+    numbers = [
+        k for k, t in enumerate(toks)
+        if (t.text.isdigit() and len(t.text) <= 3)
+        or (t.text in lex.numbers and t.text not in ("a", "an", "one"))
+    ]  # fmt: skip
+    out: set[str] = set()
+    for k in numbers:
+        for t in toks[max(0, k - 3) : k + 4]:
+            if t.capital and not t.english:
+                out.add(_name_of(t))
+            elif rel := lex.relation(t.text):
+                out.add(rel)
+    return frozenset(out)
 
 
 #: A year ("in 2006", "since 1977").
@@ -582,6 +627,10 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
     if says_it and question.kind == "amount" and "old" in question.words and index.amounts:
         # "How old is she?" is not answered by a year ("came to Dublin in 2006")
         says_it = any(not 1800 <= a[0] <= 2100 for a in index.amounts)
+        # "How old is Ayaan?": the line that says a number beside him ("Ayaan's nine")
+        asked_of = {*question.names, *(x for pair in question.people for x in pair)}
+        if says_it and asked_of & index.aged:
+            score += 0.5
     if question.kind == "duration" and index.span:
         score += 0.6  # "How long ...?": the line that says a span ("twenty-four years")
     if says_it:
@@ -638,10 +687,15 @@ def best_facts(
     that say who the user is, name, age, work, which answer only a question about the user:
     "How old is your son?" is not asking the user's age)."""
     asked: set[str] = set()
-    elsewhere = False
+    elsewhere = past = False
     if about_self:  # read once for all the facts about the user
         asked = {t.lemma for t in question.content} | {t.text for t in question.content}
         elsewhere = about_someone_else(question)
+        # "What sort of factory did you work in when you came?", "How old were you then?": who
+        # they were, not who they are now
+        # ("what year were you born, and so how old are you now?" asks their age)
+        words = {t.text for t in question.asking}
+        past = bool(_PAST_ASKING & words) and not words & {"born", "now"}
     scored = []
     for i, f in enumerate(facts):
         bonus = -PROSE_BEHIND if f.answer in from_prose else 0.0
@@ -650,7 +704,9 @@ def best_facts(
             if hits is None:
                 scored.append((0.0, i))
                 continue
-            bonus = SELF_ASKED if hits and question.kind not in _NOT_SELF_KINDS else 0.0
+            bonus = (
+                SELF_ASKED if hits and question.kind not in _NOT_SELF_KINDS and not past else 0.0
+            )
         scored.append((match(question, fact_index(f.about, f.answer, prose), f.kind) + bonus, i))
     return sorted(scored, key=lambda x: (-x[0], x[1]))
 
@@ -665,6 +721,8 @@ SELF_ASKED = 3.0
 #: of their story).
 _NOT_SELF_KINDS = frozenset({"who", "when", "where", "why", "duration", "tried"})
 _YOU = word_set("you you're youre you'd you've you'll yourself u ya")
+#: Words that put a question in the past.
+_PAST_ASKING = word_set("did were was used didn't wasn't weren't")
 
 
 def _self_asked(question: Question, fact: Fact, asked: set[str]) -> set[str] | None:
@@ -738,8 +796,9 @@ def _after_comma(text: str, at: int) -> bool:
 # ------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Mistake:
-    """What a reply gets wrong: ``kind`` (person, relation, name, duration, amount, feeling), the
-    word it said, the truth in the user's words (may be empty) and the fact that shows it."""
+    """What a reply gets wrong: ``kind`` (person, relation, name, duration, amount, feeling,
+    thing), the word it said, the truth in the user's words (may be empty) and the fact that
+    shows it."""
 
     kind: str
     word: str
@@ -849,7 +908,25 @@ def _same_count(a: Amount, x: Amount | tuple) -> bool:  # noqa: ANN001
     """Whether a count said is one the user gave: the same number, of the same thing when the
     reply says what it counts ("ten paintings" is not their "at ten")."""
     value, unit, noun = (x.value, x.unit, x.noun) if isinstance(x, Amount) else (x[0], x[1], x[3])
-    return unit is None and a.value == value and (not a.noun or a.noun == noun)
+    if unit is not None or a.value != value:
+        return False
+    # a number of three figures or more ("between 2140 and 2160") or an age ("a seventeen-year-old")
+    # is theirs whatever the reply says it counts
+    return not a.noun or a.noun == noun or a.value >= 100 or a.noun in lexicon().time_units
+
+
+def _span_of_theirs(a: Amount, theirs: Sequence[Amount | tuple]) -> bool:
+    """Whether a span said is one the user gave, of anything ("two years dancing with Beatriz" in
+    a list of their spans; "five years sober" for their "five sober years")."""
+    units = lexicon().time_units
+    for x in theirs:
+        value, unit, noun = (
+            (x.value, x.unit, x.noun) if isinstance(x, Amount) else (x[0], x[1], x[3])
+        )
+        unit = unit or units.get(noun)
+        if unit is not None and a.unit is not None and _same_span(a.value, a.unit, value, unit):
+            return True
+    return False
 
 
 def _same_order(a: Amount, x: tuple) -> bool:  # noqa: ANN001
@@ -899,10 +976,13 @@ def find_mistake(
             idx = fact_index(f.about, f.answer)
             for n in idx.names:
                 people[n] = (next(iter(idx.relations), ""), f)
+    ties = {**_ties(shared.world), **{n: r for n, (r, _) in people.items() if r}}
     for s in shared.sentences:
         if not s.readable:
             continue
-        found = _doer_slip(s, people, known) or _mistake_in(s, people, known, shared, about_self)
+        found = _doer_slip(s, people, known, ties) or _mistake_in(
+            s, people, known, shared, about_self
+        )
         if found is not None:
             return replace(found, sentence=s.text)
     return None
@@ -922,9 +1002,25 @@ def _asks_outright(s: SentenceReading) -> bool:
     return first in lex.wh_words or first in lex.auxiliaries
 
 
+def _clause_of(s: SentenceReading, k: int) -> tuple[Token, ...]:
+    """The tokens of the clause of the sentence's ``k``-th token (between the marks ",;:" or a
+    dash around it)."""
+    at = s.tokens[k].start - s.start
+    breaks = [m.start() for m in re.finditer(r"[,;:]|\s[-–—]\s", s.text)]
+    lo = max((b for b in breaks if b < at), default=-1) + s.start
+    hi = min((b for b in breaks if b > at), default=len(s.text)) + s.start
+    return tuple(t for t in s.tokens if lo < t.start < hi)
+
+
+def _ties(world: UserWorld) -> dict[str, str]:
+    """Name -> the tie the user gave that person, for the names they gave one."""
+    return {n: r for n, r in world.names.items() if r}
+
+
 def _doer_slip(
-    s: SentenceReading, people: dict[str, tuple[str, Fact]], known: Sequence[Fact]
-) -> Mistake | None:
+    s: SentenceReading, people: dict[str, tuple[str, Fact]], known: Sequence[Fact],
+    ties: Mapping[str, str] = {},  # noqa: B006 (read only)
+) -> Mistake | None:  # fmt: skip
     """A deed the user told, given to the wrong person: "So Karim shouted at you about the soup?"
     where the user shouted at Rania, or turned round: "So Kyle trained you?" where the user
     trained Kyle. The doer is a name the user gave or "your <relation>" standing for one; the deed
@@ -951,11 +1047,15 @@ def _doer_slip(
         j = k + 1
         while j < len(toks) and toks[j].text in _BETWEEN:
             j += 1
-        if j >= len(toks) or toks[j].closed or "VERB" not in parts_of_speech(toks[j].text):
+        if (
+            j >= len(toks) or toks[j].closed or toks[j].capital  # "cousin Pat": a name, no deed
+            or "VERB" not in parts_of_speech(toks[j].text)
+        ):  # fmt: skip
             continue
         verb = toks[j].lemma
         to_you = any(x.text in ("you", "your") for x in toks[j + 1 : j + 4])
-        said = {x.lemma for x in _content(toks)} - {verb} - set(people)
+        # what the deed is said of: the clause of the doer, not the rest of a long list
+        said = {x.lemma for x in _content(_clause_of(s, k))} - {verb} - set(people)
         for f in known:
             told = tokens_of(f.answer)
             for i, x in enumerate(told[:-1]):
@@ -980,7 +1080,7 @@ def _doer_slip(
                 if by_relation:
                     # "your daughter set it up" where the granddaughter did: the tie is wrong,
                     # said back as the reply said it
-                    truth = _first_tie(f.answer)
+                    truth = _tie_told(f.answer, s, ties)
                     return Mistake("relation", t.text, f"my {truth}" if truth else "", f)
                 return Mistake("person", who.capitalize(), "", f)
     return None
@@ -995,20 +1095,50 @@ def _occurrences(a: str, b: str) -> bool:
     return bool(a and b) and a in _OCCURRENCE_NOUNS and b in _OCCURRENCE_NOUNS
 
 
-def _first_tie(text: str) -> str:
-    """The first word of ``text`` that names a tie ("granddaughter"), as written; empty if none."""
-    return next((t.text for t in tokens_of(text) if lexicon().relation(t.text)), "")
+#: Where a fact line is cut into clauses to find the tie a sentence is about.
+_CLAUSE_BREAK = re.compile(r"[,;:]|\b(?:and|but|while|when)\b")
+
+
+def _tie_told(answer: str, sentence: SentenceReading, ties: Mapping[str, str]) -> str:
+    """The tie a fact line gives the person a sentence is about ("wife" out of "My son Karim runs
+    the shop, my wife Rania watches me on the stairs" for "your sister keeps watching you climb
+    the stairs"): in the clause of the line that shares most words with the sentence, its first
+    tie word or the tie of its first name (``ties``: name -> tie, as the user gave them); else
+    the same over the whole line; empty when the line gives none."""
+    lex = lexicon()
+    said = {t.lemma for t in _content(sentence.tokens)}
+
+    def tie_in(tokens: Sequence[Token]) -> str:
+        for t in tokens:
+            if lex.relation(t.text):
+                return t.text
+            if ties.get(_name_of(t)):
+                return ties[_name_of(t)]
+        return ""
+
+    clauses = [tokens_of(c) for c in _CLAUSE_BREAK.split(answer) if c.strip()]
+    ranked = sorted(clauses, key=lambda c: -len(said & {t.lemma for t in _content(c)}))
+    for clause in ranked[:1]:
+        if said & {t.lemma for t in _content(clause)} and (tie := tie_in(clause)):
+            return tie
+    return tie_in(tokens_of(answer))
 
 
 def _true_tie_fact(
-    s: SentenceReading, said: str, known: Sequence[Fact], about_self: frozenset[str]
-) -> Fact | None:
+    s: SentenceReading, said: str, known: Sequence[Fact], about_self: frozenset[str],
+    ties: Mapping[str, str],
+) -> Fact | None:  # fmt: skip
     """The fact they may tell that best matches a sentence that gave them the wrong tie ("your
     sons called the meeting" where their daughters did): among those naming a tie of the same
-    kind, the one nearest the sentence, when it reaches the answer bar."""
+    kind, or a person the user gave such a tie (``ties``: name -> tie), the one nearest the
+    sentence, when it reaches the answer bar."""
     lex = lexicon()
     kin = lex.kin(said)
-    holders = [f for f in known if any(lex.relation(t.text) in kin for t in tokens_of(f.answer))]
+    holders = [
+        f for f in known
+        if any(lex.relation(t.text) in kin or ties.get(_name_of(t), "") in kin
+               for t in tokens_of(f.answer))
+    ]  # fmt: skip
     if not holders:
         return None
     q = Question(s.text, "who", tuple(t.lemma for t in _content(s.tokens)), (), s, asked=False)
@@ -1161,6 +1291,7 @@ def _mistake_in(
             t.capital and _name_of(t) not in people and _name_of(t) not in story_names
             and t is not s.tokens[0] and len(t.text) > 2
             and not _plural_of(_name_of(t), (*people, *story_names))  # "Thursdays", "Thursday"
+            and _name_of(t) not in lex.calendar | lex.calendar_capitalised  # "March" for Marie
         ):  # fmt: skip
             for name, f in [*((n, f) for n, (_, f) in people.items()), *story_names.items()]:
                 if _edit_close(t.text, name):
@@ -1169,17 +1300,21 @@ def _mistake_in(
     for m in s.misreadings:
         if m.what == "relation":
             named = [_name_of(t) for t in s.tokens if _name_of(t) in people]
+            tied = [tie for t in s.tokens if (tie := _ties(shared.world).get(_name_of(t)))]
+            if not named and tied:  # "your cousin Pat" for their brother Pat: the tie given him
+                return Mistake("relation", m.said, f"my {tied[0]}", None)
             if named:
                 fact: Fact | None = people[named[0]][1]
             else:
-                fact = _true_tie_fact(s, m.said, known, about_self) or next(
+                fact = _true_tie_fact(s, m.said, known, about_self, _ties(shared.world)) or next(
                     (f for n, (r, f) in people.items() if r and r == m.truth), None
                 )
             if fact is None:
                 # no fact they may tell holds the true tie: name it as they did ("my daughters")
                 tie = _true_tie_word(m.said, shared.world_texts)
                 return Mistake("relation", m.said, f"my {tie}" if tie else "", None)
-            return Mistake("relation", m.said, fact.answer, fact)
+            tie = _tie_told(fact.answer, s, _ties(shared.world))
+            return Mistake("relation", m.said, f"my {tie}" if tie else fact.answer, fact)
         if m.what == "feeling":
             return Mistake("feeling", m.said, _their_feeling_word(m.said, shared) or m.truth)
     # a relation word the user's story has no one for, in a sentence that retells a fact
@@ -1202,7 +1337,7 @@ def _mistake_in(
             idx = fact_index(fact.about, fact.answer)
             if idx.relations or idx.names:
                 # the tie the fact gives, to name when the fact itself is not theirs to tell yet
-                tie = _first_tie(fact.answer)
+                tie = _tie_told(fact.answer, s, _ties(shared.world))
                 return Mistake("relation", w, f"my {tie}" if tie else "", fact)
     # their age, said wrong to them ("You're twenty-four" to someone of twenty-seven)
     claimed = _age_claimed(s)
@@ -1217,7 +1352,7 @@ def _mistake_in(
     # a number or duration that is not the one the user gave
     nearest: list[tuple[float, int]] | None = None  # the sentence's, found once for all its numbers
     if not s.amounts:
-        return _unknown_name(s, known, shared, about_self)
+        return _last_checks(s, known, shared, about_self)
     words_said = [t.text for t in s.tokens]
     # "how many days a week ...?", "Where is it, and how long ...?": the number is what it asks,
     # not a claim to set right
@@ -1225,7 +1360,7 @@ def _mistake_in(
         w == "how" and nxt in ("many", "much", "long", "old")
         for w, nxt in zip(words_said, words_said[1:], strict=False)
     ):
-        return _unknown_name(s, known, shared, about_self)
+        return _last_checks(s, known, shared, about_self)
     # the numbers the user gave, and their words ("last month"), read once for the sentence
     theirs: list[Amount | tuple] = [
         *(x for f in known for x in fact_index(f.about, f.answer).amounts),
@@ -1244,6 +1379,8 @@ def _mistake_in(
         ahead = _rate_or_ahead(a.text, words_said)  # "in two days": against a time ahead only
         if a.unit is None and any(_same_count(a, x) for x in theirs):
             continue  # a count of theirs ("one flat", "at fifteen"), said of something of theirs
+        if a.unit is not None and _span_of_theirs(a, theirs):
+            continue  # a span of theirs, said of one of the things it was
         if a.value == 1 and a.unit in _LAST and _LAST[a.unit] in said_text:
             continue  # "a month ago" for their "last month"
         if nearest is None:
@@ -1285,7 +1422,123 @@ def _mistake_in(
                 slip = Mistake(kind, a.text, same[0][2], known[i])
         if slip is not None:
             return slip
-    return _unknown_name(s, known, shared, about_self)
+    return _last_checks(s, known, shared, about_self)
+
+
+def _last_checks(
+    s: SentenceReading, known: Sequence[Fact], shared: ReplyReading, about_self: frozenset[str]
+) -> Mistake | None:
+    """The checks of a sentence that come after its ties and numbers: a name the user never said,
+    then a thing put in the place of theirs."""
+    return _unknown_name(s, known, shared, about_self) or _swapped_thing(
+        s, known, shared, about_self
+    )
+
+
+#: How alike (MiniLM cosine) a phrase of a reply and the user's phrase it stands in for may be
+#: and still name another thing ("textile factory" / "lamp factory" .48, "driving buses" /
+#: "driving trams" .57, "teaching maths" / "teaching music" .50 are other things; "basement
+#: apartment" / "basement flat" .71, "your lawyer" / "your solicitor" .68, "your boss" / "your
+#: manager" .75 one thing in other words).
+SWAP_ALIKE = 0.64
+#: Words too general to tie a reply's phrase to one of the user's ("the whole time", "that way").
+_LOOSE_ANCHORS = word_set(
+    "time times thing things way ways lot lots kind sort bit part people person day days year "
+    "years week weeks month months night nights life world place end start moment"
+)
+
+
+def _thing_word(t: Token) -> bool:
+    """A word that names a thing and only a thing: a noun (not also an adjective), no tie, no
+    feeling, no name."""
+    pos = parts_of_speech(t.text)
+    return (
+        not t.closed and t.text.isalpha() and len(t.text) > 2 and not t.capital
+        and "NOUN" in pos and "ADJ" not in pos and not lexicon().relation(t.text)
+        and feeling_family(t.text) is None
+    )  # fmt: skip
+
+
+def _anchor_word(t: Token, part: str) -> bool:
+    """A word that may tie a thing beside it to one of the user's: a noun after a thing that
+    qualifies it ("lamp factory"), a verb (no adjective) before its object ("teaching music")."""
+    if t.closed or not t.text.isalpha() or len(t.text) <= 3 or t.lemma in _LOOSE_ANCHORS:
+        return False
+    pos = parts_of_speech(t.text)
+    return part in pos and "ADJ" not in pos
+
+
+def _object_word(t: Token) -> bool:
+    """A thing after a verb: a noun that is no verb in this form ("music", "trams", "buses";
+    not "make" or "pay", which a noun before them may be the doer of)."""
+    return _thing_word(t) and ("VERB" not in parts_of_speech(t.text) or t.text.endswith("s"))
+
+
+@lru_cache(maxsize=4096)
+def _anchored(text: str) -> dict[tuple[str, str], tuple[tuple[str, str], ...]]:
+    """The two-word phrases of ``text`` that pair a thing with the word beside it ("lamp
+    factory", "teaching music"): ``(side, lemma of the word beside) -> ((lemma of the thing,
+    the phrase as written), ...)``; side "before" when the thing stands before it."""
+    toks = tokens_of(text)
+    out: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    for a, b in zip(toks, toks[1:], strict=False):
+        if text[a.end : b.start].strip(" -"):
+            continue  # a mark between them: no phrase
+        phrase = text[a.start : b.end]
+        if _thing_word(a) and _anchor_word(b, "NOUN"):
+            out.setdefault(("before", b.lemma), []).append((a.lemma, phrase))
+        if _object_word(b) and _anchor_word(a, "VERB"):
+            out.setdefault(("after", a.lemma), []).append((b.lemma, phrase))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _swapped_thing(
+    s: SentenceReading, known: Sequence[Fact], shared: ReplyReading, about_self: frozenset[str]
+) -> Mistake | None:
+    """A thing put in the place of the user's in a phrase they said ("a textile factory" where
+    they worked at a lamp factory, "teaching maths" where they taught music): the reply's phrase
+    pairs a noun the user never used with a word beside it, and a fact near the sentence pairs
+    that word, on the same side, with a noun the reply does not say; the two phrases mean other
+    things (MiniLM cosine below :data:`SWAP_ALIKE`). Set right with the user's phrase."""
+    if _asks_outright(s):
+        return None
+    said = {t.lemma for t in s.tokens} | {t.text for t in s.tokens}
+    vocabulary = shared.world.vocabulary
+    mine = {
+        key: kept
+        for key, pairs in _anchored(s.text).items()
+        if (kept := [(w, p) for w, p in pairs if w not in vocabulary])
+    }
+    if not mine:
+        return None
+    # the pairs with a phrase of a fact of theirs, found first (cheap): most sentences have none,
+    # and then neither the nearest facts nor the phrases' meaning are read
+    swaps: dict[int, list[tuple[str, str]]] = {}
+    for i, f in enumerate(known):
+        theirs = _anchored(f.answer)
+        for key, pairs in mine.items():
+            for word, phrase in pairs:
+                for other, their_phrase in theirs.get(key, ()):
+                    if other != word and other not in said:
+                        swaps.setdefault(i, []).append((phrase, their_phrase))
+    if not swaps:
+        return None
+    q = Question(s.text, "what", tuple(t.lemma for t in _content(s.tokens)), (), s, asked=False)
+    for _score, i in [x for x in best_facts(q, known, about_self=about_self)[:3]
+                      if x[0] >= ANSWER_BAR]:  # fmt: skip
+        for phrase, their_phrase in swaps.get(i, ()):
+            if _alike(phrase, their_phrase) < SWAP_ALIKE:
+                return Mistake("thing", phrase, their_phrase, known[i])
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _alike(a: str, b: str) -> float:
+    """MiniLM cosine of two short phrases."""
+    from empa_env.offline.semantic.encoder import shared_encoder
+
+    x, y = shared_encoder("minilm").encode([a.lower(), b.lower()])
+    return float(x @ y / (np.linalg.norm(x) * np.linalg.norm(y) + 1e-12))
 
 
 #: Words before a name that make it a place ("in Perth", "from Leipzig", "down to Durban").
@@ -1305,9 +1558,11 @@ def _unknown_name(
     toks = s.tokens
     candidates = [
         (k, t) for k, t in enumerate(toks)
-        if k and t.capital and (name := _name_of(t)).isalpha() and len(name) >= 3
+        if (k or _opens_with_name(s)) and t.capital and (name := _name_of(t)).isalpha()
+        and len(name) >= 3
         and not _known_word(name) and name not in world.names and name not in world.vocabulary
         and name not in lex.calendar_capitalised
+        and not {name, name.removesuffix("s")} & lex.calendar  # "Thursdays"
     ]  # fmt: skip
     if not candidates:  # most sentences: no capitalised word the user's world lacks
         return None
@@ -1316,28 +1571,58 @@ def _unknown_name(
     for k, t in candidates:
         if _name_of(t) in told:
             continue
-        place = toks[k - 1].text in _PLACE_BEFORE
+        place = k > 0 and toks[k - 1].text in _PLACE_BEFORE
+        if place and _asks_outright(s):
+            continue  # "Did you grow up in Texas?" asks where, to be answered, not set right
         content = tuple(x.lemma for x in _content(toks) if x is not t)
         q = Question(s.text, "what", content, (), s, asked=False)
-        ranked = best_facts(q, known, about_self=about_self)
-        if not ranked or ranked[0][0] < ANSWER_BAR:
-            return None
-        fact = known[ranked[0][1]]
-        for truth, its_place in _names_told(fact.answer):
-            if its_place == place and not set(truth.lower().split()) & said:
-                return Mistake("name", t.text.capitalize(), truth, fact)
-        ties = {r for x in toks if (r := lex.relation(x.text))}
-        if not place:  # the line names the person by a tie ("my brother"): the name given to it
-            for rel in fact_index(fact.about, fact.answer).relations:
-                if any(lex.same_person_kind(rel, r) for r in ties):
-                    continue  # "your brother and Mr Patel": the tie is said, the name is another
-                for other, names in world.relations.items():
-                    if lex.same_person_kind(rel, other):
-                        known_as = [n for n in names if n not in said]
-                        if known_as:
-                            return Mistake("name", t.text.capitalize(), known_as[0].capitalize(),
-                                           fact)  # fmt: skip
+        ranked = [x for x in best_facts(q, known, about_self=about_self)[:_NAME_FACTS]
+                  if x[0] >= ANSWER_BAR]  # fmt: skip
+        for _score, i in ranked:
+            found = _name_in_fact(t, known[i], place, said, world)
+            if found is not None:
+                return found
         return None
+    return None
+
+
+#: How many of the facts nearest a sentence are searched for the name it got wrong (the nearest
+#: may tell of the same moment without naming anyone: "a year of carrying messages" before "a
+#: Cafcass officer sorting Ayaan's arrangements").
+_NAME_FACTS = 3
+
+
+def _opens_with_name(s: SentenceReading) -> bool:
+    """Whether the sentence's first word may be a name: a word no dictionary has, not set off by
+    a comma or a mark like an interjection ("Carolina asking ..."; not "Gosh, ..." or "Eek!")."""
+    toks = s.tokens
+    if len(toks) < 2 or _known_word(_name_of(toks[0])):
+        return False
+    first = re.match(r"\W*[^\W\d_]+(?:['’][^\W\d_]+)?(.?)", s.text)
+    return first is not None and first.group(1) not in (",", "!", ".", "?", ";", ":", "-")
+
+
+def _name_in_fact(
+    t: Token, fact: Fact, place: bool, said: set[str], world: UserWorld
+) -> Mistake | None:
+    """The name ``fact`` gives where the sentence said ``t``: one it tells of the same kind (a
+    place after "in", a person otherwise) that the sentence does not say, or, for a person the
+    line names only by a tie ("my brother"), the name the user gave that tie."""
+    lex = lexicon()
+    for truth, its_place in _names_told(fact.answer):
+        if its_place == place and not set(truth.lower().split()) & said:
+            return Mistake("name", t.text.capitalize(), truth, fact)
+    if place:
+        return None
+    ties = {r for x in said if (r := lex.relation(x))}
+    for rel in fact_index(fact.about, fact.answer).relations:
+        if any(lex.same_person_kind(rel, r) for r in ties):
+            continue  # "your brother and Mr Patel": the tie is said, the name is another
+        for other, names in world.relations.items():
+            if lex.same_person_kind(rel, other):
+                known_as = [n for n in names if n not in said]
+                if known_as:
+                    return Mistake("name", t.text.capitalize(), known_as[0].capitalize(), fact)
     return None
 
 
@@ -1549,6 +1834,10 @@ def _unlike_story(
     return ""
 
 
+#: Nouns that name a point or stretch of time, whatever it is of.
+_TIME_NOUNS = word_set("date deadline time day schedule season period spell")
+
+
 def off_story(sentence: SentenceReading | None, world: UserWorld) -> str:
     """A thing a question asks about that has nothing to do with the user's story: a noun of it
     that is no word of theirs and lies far in meaning from every item they told ("films",
@@ -1562,6 +1851,9 @@ def off_story(sentence: SentenceReading | None, world: UserWorld) -> str:
         return (
             not feeling_family(t.text) and not lex.relation(t.text)
             and ("NOUN" in parts_of_speech(t.text) or t.text.endswith("ing"))
+            # a point or stretch of time ("Is the date this summer?") asks when, of anything
+            and t.lemma not in _TIME_NOUNS and t.text not in lex.calendar
+            and t.text not in lex.time_units
         )  # fmt: skip
 
     return _unlike_story(sentence, world, sorted(set(world.items) | set(world.vocabulary)), fits)
@@ -1574,13 +1866,21 @@ def _asked_of(word: str, facts: Sequence[Fact]) -> bool:
     return any(word in f.about or lem in f.about for f in facts)
 
 
+#: Words that ask for a name ("What's the boat called?", "her name").
+_NAME_ASKED = word_set("name names named called call")
+
+
 def _gives(question: Question, fact: Fact) -> bool:
     """Whether a fact holds the kind of thing the question asks for."""
     idx = fact_index(fact.about, fact.answer)
     if question.kind == "who":
+        if _NAME_ASKED & {t.text for t in question.asking}:
+            return bool(_names_told(fact.answer))  # "What's the boat called?": a name
         return idx.mentions_person
-    if question.kind == "when":  # a day or a date gives it ("on Saturday"), as a number does
-        return idx.dated or bool(idx.amounts)
+    if question.kind == "when":
+        # a day or a date gives it ("on Saturday", "14 December", "a month ago"), as a number
+        # does that is no span ("at 26"); "the wedding month" or "fifty years" do not
+        return idx.calendar or (bool(idx.amounts) and not idx.span)
     if question.kind in ("duration", "amount"):
         return bool(idx.amounts) or fact.kind == "duration"
     if question.kind == "where":
