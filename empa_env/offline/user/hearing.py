@@ -1019,7 +1019,7 @@ def _ties(world: UserWorld) -> dict[str, str]:
 
 def _doer_slip(
     s: SentenceReading, people: dict[str, tuple[str, Fact]], known: Sequence[Fact],
-    ties: Mapping[str, str] = {},  # noqa: B006 (read only)
+    ties: Mapping[str, str],
 ) -> Mistake | None:  # fmt: skip
     """A deed the user told, given to the wrong person: "So Karim shouted at you about the soup?"
     where the user shouted at Rania, or turned round: "So Kyle trained you?" where the user
@@ -1116,12 +1116,13 @@ def _tie_told(answer: str, sentence: SentenceReading, ties: Mapping[str, str]) -
                 return ties[_name_of(t)]
         return ""
 
-    clauses = [tokens_of(c) for c in _CLAUSE_BREAK.split(answer) if c.strip()]
-    ranked = sorted(clauses, key=lambda c: -len(said & {t.lemma for t in _content(c)}))
-    for clause in ranked[:1]:
-        if said & {t.lemma for t in _content(clause)} and (tie := tie_in(clause)):
-            return tie
-    return tie_in(tokens_of(answer))
+    shared = [
+        (len(said & {t.lemma for t in _content(c)}), c)
+        for text in _CLAUSE_BREAK.split(answer)
+        if (c := tokens_of(text))
+    ]
+    most, clause = max(shared, key=lambda x: x[0], default=(0, ()))
+    return (tie_in(clause) if most else "") or tie_in(tokens_of(answer))
 
 
 def _true_tie_fact(

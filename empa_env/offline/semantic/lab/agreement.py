@@ -75,6 +75,24 @@ RECORDED_AS_USED: dict[str, tuple[RecordedAgreement, RecordedAgreement]] = {
             {"A": (0.600, 0.232), "C": (0.545, 0.157), "P": (0.706, 0.471)},
         ),
     ),
+    # v12: the guards' data 5 ("Did you grow up in Texas?" is no contempt); `empa judge eval
+    # --judger semantic` gave the same levels to the last digit as with data 4, side by side
+    "8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975"
+    ":01c05232e6c29c4f5642bf2b23982a0b4a0305fc24109b366219b31736157acf:v2:guards-v2.5"
+    ":6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c": (
+        RecordedAgreement(
+            "static as used",
+            _EPITOME_DEV,
+            2116,
+            {"A": (0.753, 0.422), "C": (0.751, 0.437), "P": (0.874, 0.468)},
+        ),
+        RecordedAgreement(
+            "static as used, levels alone",
+            _EPITOME_DEV,
+            2116,
+            {"A": (0.600, 0.232), "C": (0.545, 0.157), "P": (0.706, 0.471)},
+        ),
+    ),
 }
 #: The old phrase judge (``judger="lexicon"``), measured the same way.
 LEXICON_AGREEMENT = RecordedAgreement(
