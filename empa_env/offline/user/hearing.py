@@ -1301,20 +1301,21 @@ def _mistake_in(
     for m in s.misreadings:
         if m.what == "relation":
             named = [_name_of(t) for t in s.tokens if _name_of(t) in people]
-            tied = [tie for t in s.tokens if (tie := _ties(shared.world).get(_name_of(t)))]
+            world_ties = _ties(shared.world)  # read once: every token is looked up in it
+            tied = [tie for t in s.tokens if (tie := world_ties.get(_name_of(t)))]
             if not named and tied:  # "your cousin Pat" for their brother Pat: the tie given him
                 return Mistake("relation", m.said, f"my {tied[0]}", None)
             if named:
                 fact: Fact | None = people[named[0]][1]
             else:
-                fact = _true_tie_fact(s, m.said, known, about_self, _ties(shared.world)) or next(
+                fact = _true_tie_fact(s, m.said, known, about_self, world_ties) or next(
                     (f for n, (r, f) in people.items() if r and r == m.truth), None
                 )
             if fact is None:
                 # no fact they may tell holds the true tie: name it as they did ("my daughters")
                 tie = _true_tie_word(m.said, shared.world_texts)
                 return Mistake("relation", m.said, f"my {tie}" if tie else "", None)
-            tie = _tie_told(fact.answer, s, _ties(shared.world))
+            tie = _tie_told(fact.answer, s, world_ties)
             return Mistake("relation", m.said, f"my {tie}" if tie else fact.answer, fact)
         if m.what == "feeling":
             return Mistake("feeling", m.said, _their_feeling_word(m.said, shared) or m.truth)

@@ -54,6 +54,22 @@ RECORDED: dict[str, RecordedAgreement] = {
         {"A": (0.777, 0.464), "C": (0.726, 0.398), "P": (0.770, 0.339)},
     ),
 }
+#: The static heads' figures as used (one measurement; the guards' data 4 and 5 judge EPITOME
+#: alike).
+_STATIC_AS_USED = (
+    RecordedAgreement(
+        "static as used",
+        _EPITOME_DEV,
+        2116,
+        {"A": (0.753, 0.422), "C": (0.751, 0.437), "P": (0.874, 0.468)},
+    ),
+    RecordedAgreement(
+        "static as used, levels alone",
+        _EPITOME_DEV,
+        2116,
+        {"A": (0.600, 0.232), "C": (0.545, 0.157), "P": (0.706, 0.471)},
+    ),
+)
 #: Recorded figures of the judge *as the environment runs it* (``judger="offline"``: guards,
 #: grounding, levels; ``empa judge eval`` without ``--bare``), keyed by :func:`as_used_key`. The
 #: axes hold the final levels with ties broken by the heads' expected level; ``levels`` the final
@@ -61,38 +77,12 @@ RECORDED: dict[str, RecordedAgreement] = {
 RECORDED_AS_USED: dict[str, tuple[RecordedAgreement, RecordedAgreement]] = {
     "8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975"
     ":01c05232e6c29c4f5642bf2b23982a0b4a0305fc24109b366219b31736157acf:v2:guards-v2.4"
-    ":6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c": (
-        RecordedAgreement(
-            "static as used",
-            _EPITOME_DEV,
-            2116,
-            {"A": (0.753, 0.422), "C": (0.751, 0.437), "P": (0.874, 0.468)},
-        ),
-        RecordedAgreement(
-            "static as used, levels alone",
-            _EPITOME_DEV,
-            2116,
-            {"A": (0.600, 0.232), "C": (0.545, 0.157), "P": (0.706, 0.471)},
-        ),
-    ),
+    ":6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c": _STATIC_AS_USED,
     # v12: the guards' data 5 ("Did you grow up in Texas?" is no contempt); `empa judge eval
     # --judger semantic` gave the same levels to the last digit as with data 4, side by side
     "8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975"
     ":01c05232e6c29c4f5642bf2b23982a0b4a0305fc24109b366219b31736157acf:v2:guards-v2.5"
-    ":6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c": (
-        RecordedAgreement(
-            "static as used",
-            _EPITOME_DEV,
-            2116,
-            {"A": (0.753, 0.422), "C": (0.751, 0.437), "P": (0.874, 0.468)},
-        ),
-        RecordedAgreement(
-            "static as used, levels alone",
-            _EPITOME_DEV,
-            2116,
-            {"A": (0.600, 0.232), "C": (0.545, 0.157), "P": (0.706, 0.471)},
-        ),
-    ),
+    ":6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c": _STATIC_AS_USED,
 }
 #: The old phrase judge (``judger="lexicon"``), measured the same way.
 LEXICON_AGREEMENT = RecordedAgreement(
@@ -152,6 +142,20 @@ class RecordedReading:
     def contrast_summary(self) -> str:
         wins = ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in self.contrast.items())
         return f"own reply higher than {wins} ({self.contrast_posts} posts)"
+
+
+#: The reading judge's figures under credit-v8 as used (one measurement; the guards' data 4 and
+#: 5 read EPITOME alike).
+_CREDIT_V8_READING = RecordedReading(
+    2116,
+    {
+        "A": (0.698, 0.384, 0.377, 0.334),
+        "C": (0.707, 0.377, 0.538, 0.476),
+        "P": (0.856, 0.657, 0.189, 0.156),
+    },
+    200,
+    {"slot_fill": 0.708, "generic": 0.770, "another_post": 0.593},
+)
 
 
 #: Recorded figures of the reading judge (``judger="offline"``) by :func:`reading_key`, measured
@@ -227,38 +231,11 @@ RECORDED_READING: dict[str, RecordedReading] = {
         200,
         {"slot_fill": 0.708, "generic": 0.770, "another_post": 0.593},
     ),
-    "credit-v8:53604e8e89e4c426d27e2abe916364d6d1a3ffb3723102ad080d781f0b9d58ac:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975:guards-v2.4-by-meaning.2:6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c:2b906b6db9d8defc7ae14667039ea392c81fd19306778183cae33da567095ec9:e95f3db46ef9bd3af6aed17c8609f5b4a5daf4698da5169f0ef815e387ed5175": RecordedReading(
-        2116,
-        {
-            "A": (0.698, 0.384, 0.377, 0.334),
-            "C": (0.707, 0.377, 0.538, 0.476),
-            "P": (0.856, 0.657, 0.189, 0.156),
-        },
-        200,
-        {"slot_fill": 0.708, "generic": 0.770, "another_post": 0.593},
-    ),
-    "credit-v8:873123e753e45f9fd2f50e301e26ccbaea02815540ba6e9f244fa15808941830:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975:guards-v2.4-by-meaning.2:6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c:2b906b6db9d8defc7ae14667039ea392c81fd19306778183cae33da567095ec9:e95f3db46ef9bd3af6aed17c8609f5b4a5daf4698da5169f0ef815e387ed5175": RecordedReading(
-        2116,
-        {
-            "A": (0.698, 0.384, 0.377, 0.334),
-            "C": (0.707, 0.377, 0.538, 0.476),
-            "P": (0.856, 0.657, 0.189, 0.156),
-        },
-        200,
-        {"slot_fill": 0.708, "generic": 0.770, "another_post": 0.593},
-    ),
+    "credit-v8:53604e8e89e4c426d27e2abe916364d6d1a3ffb3723102ad080d781f0b9d58ac:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975:guards-v2.4-by-meaning.2:6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c:2b906b6db9d8defc7ae14667039ea392c81fd19306778183cae33da567095ec9:e95f3db46ef9bd3af6aed17c8609f5b4a5daf4698da5169f0ef815e387ed5175": _CREDIT_V8_READING,
+    "credit-v8:873123e753e45f9fd2f50e301e26ccbaea02815540ba6e9f244fa15808941830:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975:guards-v2.4-by-meaning.2:6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c:2b906b6db9d8defc7ae14667039ea392c81fd19306778183cae33da567095ec9:e95f3db46ef9bd3af6aed17c8609f5b4a5daf4698da5169f0ef815e387ed5175": _CREDIT_V8_READING,
     # v12: the guards' data 5 ("Did you grow up in Texas?" is no contempt); EPITOME as used
     # re-measured identical
-    "credit-v8:873123e753e45f9fd2f50e301e26ccbaea02815540ba6e9f244fa15808941830:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975:guards-v2.5-by-meaning.2:6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c:2b906b6db9d8defc7ae14667039ea392c81fd19306778183cae33da567095ec9:e95f3db46ef9bd3af6aed17c8609f5b4a5daf4698da5169f0ef815e387ed5175": RecordedReading(
-        2116,
-        {
-            "A": (0.698, 0.384, 0.377, 0.334),
-            "C": (0.707, 0.377, 0.538, 0.476),
-            "P": (0.856, 0.657, 0.189, 0.156),
-        },
-        200,
-        {"slot_fill": 0.708, "generic": 0.770, "another_post": 0.593},
-    ),
+    "credit-v8:873123e753e45f9fd2f50e301e26ccbaea02815540ba6e9f244fa15808941830:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975:guards-v2.5-by-meaning.2:6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c:2b906b6db9d8defc7ae14667039ea392c81fd19306778183cae33da567095ec9:e95f3db46ef9bd3af6aed17c8609f5b4a5daf4698da5169f0ef815e387ed5175": _CREDIT_V8_READING,
 }
 
 
