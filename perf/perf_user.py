@@ -598,7 +598,7 @@ PROBE_ACTS = {"self_disclosure": "own_story", "humour": "humour", "apology": "ap
 def acts_read(split: str) -> dict[str, tuple[int, int]]:
     """``{kind: (read as such, n)}``: how often the user's reading finds the act a blind probe of
     that kind does (a reaction can fit only an act that is read)."""
-    from empa_env.offline.user.hearing import read_reply
+    from empa_env.offline.user.question import read_reply
 
     rows = [json.loads(line) for line in BLIND_PROBES.read_text("utf-8").splitlines()]
     out = {}
@@ -614,7 +614,7 @@ ATTENTIVE = Path(__file__).parents[1] / "tests" / "judge" / "data" / "blind" / "
 def false_jokes(split: str) -> dict[str, tuple[int, int]]:
     """``{what: (read as a joke, n)}`` for replies that hold none: the blind probes of every other
     kind in ``split``, and the hand-written attentive replies of the judge's validation set."""
-    from empa_env.offline.user.hearing import read_reply
+    from empa_env.offline.user.question import read_reply
 
     rows = [json.loads(line) for line in BLIND_PROBES.read_text("utf-8").splitlines()]
     others = [r["reply"] for r in rows if r["split"] == split and r["kind"] != "humour"]

@@ -195,7 +195,8 @@ def reading_notes(view: ActorView) -> list[str]:
     than from the whole case; a large one loses nothing. Empty before the first reply and for
     languages the offline reading does not cover."""
     from empa_env.languages import offline_languages
-    from empa_env.offline.user.hearing import hear, read_reply
+    from empa_env.offline.user.hearing import hear
+    from empa_env.offline.user.question import read_reply
 
     persona, guidance = view.persona, view.guidance or ActorGuidance()
     last_is_reply = bool(view.history) and view.history[-1].role == "assistant"

@@ -323,7 +323,7 @@ def settled_ending(view: ActorView, marked: str) -> str:
     after a hostile reply (a small model writes markers at random); the opening never ends. In a
     language the offline reading does not cover, the model's markers decide.
     """
-    from empa_env.offline.user.hearing import read_reply
+    from empa_env.offline.user.question import read_reply
 
     if not view.history:
         return ""

@@ -29,8 +29,10 @@ from empa_env.offline.playable import (
     PlaysOfflineLanguages,
     refuse_unsupported_language,
 )
-from empa_env.offline.user.hearing import Heard, fact_index, hear, read_reply, says_what_is_asked
+from empa_env.offline.user.facts import fact_index, says_what_is_asked
+from empa_env.offline.user.hearing import Heard, hear
 from empa_env.offline.user.prose import persona_facts, story_facts
+from empa_env.offline.user.question import read_reply
 from empa_env.offline.user.speech import Speech, lines
 from empa_env.reading.lexicon import lexicon, parts_of_speech
 from empa_env.reading.tokens import tokens_of, word_set

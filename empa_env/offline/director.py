@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from empa_env.cases.schema import AXIS_TO_ASPECT
 from empa_env.offline.playable import PlaysOfflineLanguages
-from empa_env.offline.user.hearing import hear, read_reply
+from empa_env.offline.user.hearing import hear
+from empa_env.offline.user.question import read_reply
 from empa_env.offline.user.state import (
     MEMORY_RAPPORT,
     UserState,

@@ -11,7 +11,9 @@ import pytest
 
 from empa_env.cases.schema import Fact
 from empa_env.env import EMPAEnv
-from empa_env.offline.user.hearing import best_facts, find_mistake, read_reply
+from empa_env.offline.user.facts import best_facts
+from empa_env.offline.user.mistakes import find_mistake
+from empa_env.offline.user.question import read_reply
 from empa_env.offline.user.speech import lines
 from empa_env.reading.tokens import tokens_of
 from empa_env.reading.world import amounts_in
@@ -43,7 +45,7 @@ def test_a_leading_clause_does_not_say_what_is_asked():
 
 
 def test_how_old_someone_else_is_not_their_own_age():
-    from empa_env.offline.user.hearing import about_someone_else
+    from empa_env.offline.user.facts import about_someone_else
 
     ask = read_reply("How old was the kid who beat you?").questions[0]
     own = read_reply("How old are you, if you don't mind?").questions[0]

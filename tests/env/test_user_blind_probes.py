@@ -70,7 +70,7 @@ def test_apologies_in_any_wording_are_read_and_sympathy_is_not():
     import json
     from pathlib import Path
 
-    from empa_env.offline.user.hearing import read_reply
+    from empa_env.offline.user.question import read_reply
     from perf.perf_user import acts_read
 
     ok, n = acts_read("dev")["apology"]

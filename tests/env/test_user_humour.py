@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from empa_env.env import EMPAEnv
-from empa_env.offline.user.hearing import read_reply
+from empa_env.offline.user.question import read_reply
 from empa_env.offline.user.speech import lines
 from empa_env.reading.humour import (
     gate_features,

@@ -105,19 +105,20 @@ def test_a_sentence_full_of_numbers_looks_for_its_nearest_facts_once(monkeypatch
     """A hostile reply of 16,000 characters of numbers ("It was 30, It was 30, ...") looked for the
     facts nearest its one sentence once per number, each look scoring every number against every
     fact: a step took 38 s. The sentence's nearest facts are found once."""
-    from empa_env.offline.user import hearing
+    from empa_env.offline.user import mistakes
+    from empa_env.offline.user.question import read_reply
 
     calls = []
-    real = hearing.best_facts
+    real = mistakes.best_facts
 
     def counted(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(hearing, "best_facts", counted)
+    monkeypatch.setattr(mistakes, "best_facts", counted)
     case = SUITE["empa30-003"]
     persona = ActorPersona.from_case(case)
     known = persona.facts + persona_facts(persona)
-    reading = hearing.read_reply("It was 30, " * 200, "en", tuple(f.answer for f in known))
-    hearing.find_mistake(reading, known)
+    reading = read_reply("It was 30, " * 200, "en", tuple(f.answer for f in known))
+    mistakes.find_mistake(reading, known)
     assert len(calls) <= 3, len(calls)

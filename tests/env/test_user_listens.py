@@ -10,7 +10,7 @@ import pytest
 from empa_env.cases.suites import load_suite
 from empa_env.env import EMPAEnv
 from empa_env.offline.actor import OfflineActor
-from empa_env.offline.user.hearing import read_reply
+from empa_env.offline.user.question import read_reply
 from empa_env.offline.user.state import fold_state
 from empa_env.roles.views import ActorGuidance, ActorPersona, ActorView, Message
 from empa_env.testing import policies as sp
@@ -336,7 +336,7 @@ def test_a_tie_the_story_lacks_is_set_right_with_the_true_tie_before_its_fact_is
 def test_an_abbreviation_is_nobody_and_a_possessive_name_is_somebody():
     """ "the TV" names no one (a "who" question is not answered by the list of stolen things);
     "Naledi's couch" names Naledi."""
-    from empa_env.offline.user.hearing import fact_index
+    from empa_env.offline.user.facts import fact_index
 
     stolen = fact_index(("tv", "laptop"), "They took my laptop, the TV and a speaker.")
     assert not stolen.mentions_person, stolen.names
@@ -452,12 +452,12 @@ def test_a_plain_question_with_a_rare_word_order_is_read_not_taken_for_word_sala
 def test_a_rate_or_a_time_ahead_is_no_span():
     """ "How long ...?" is not answered by how often ("two mornings a week") or how soon ("in ten
     days"); "it has been a week" is a span."""
-    from empa_env.offline.user.hearing import _rate_or_ahead
+    from empa_env.offline.user.facts import says_how_often_or_soon
 
-    assert _rate_or_ahead("a week", ["i", "work", "two", "mornings", "a", "week"])
-    assert _rate_or_ahead("ten days", ["the", "meeting", "is", "in", "ten", "days"])
-    assert not _rate_or_ahead("a week", ["it", "has", "been", "a", "week"])
-    assert not _rate_or_ahead("three weeks", ["i", "crashed", "for", "three", "weeks"])
+    assert says_how_often_or_soon("a week", ["i", "work", "two", "mornings", "a", "week"])
+    assert says_how_often_or_soon("ten days", ["the", "meeting", "is", "in", "ten", "days"])
+    assert not says_how_often_or_soon("a week", ["it", "has", "been", "a", "week"])
+    assert not says_how_often_or_soon("three weeks", ["i", "crashed", "for", "three", "weeks"])
 
 
 def test_a_plural_of_a_day_or_a_kind_of_week_is_no_mistake(env):

@@ -1,7 +1,7 @@
 """The simulated user's state with memory: rapport, hurt remembered, patience.
 
 :func:`fold_state` replays the conversation so far, reply by reply (each read with
-:func:`~empa_env.offline.user.hearing.read_reply` and heard against the case), with how each
+:func:`~empa_env.offline.user.question.read_reply` and heard against the case), with how each
 landed (the judge's ``delta_E``): it is a pure function of the history, so copies of an
 environment and reruns agree, and nothing is kept between calls.
 
@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from empa_env.cases.schema import Case, Fact
-from empa_env.offline.user.hearing import Heard, hear, read_reply
+from empa_env.offline.user.hearing import Heard, hear
+from empa_env.offline.user.question import read_reply
 from empa_env.roles.views import Message
 
 DECAY = 0.86
