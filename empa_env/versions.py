@@ -280,35 +280,59 @@ VERSIONS: tuple[EnvVersion, ...] = (
         "the boat called?' with a line that gives a name, 'how old is Ayaan?' with the line that "
         "says his age, 'when?' with a day or a date (not 'the wedding month'), and a question "
         "about who they were then without who they are now; a question of when is never off "
-        "their story, IDR reward",
-        digest="821a6b549614c5ba",
+        "their story, IDR reward; superseded by v13 (its hearing is no longer in the package)",
     ),
     EnvVersion(
         "EMPA-Bench-v12",
         BENCHMARK_SUITE,
         {},
-        "the 30 benchmark cases; the reading judge and the offline user of v12, IDR reward",
-        digest="0e598aecfcdf36d8",
+        "the 30 benchmark cases; the reading judge and the offline user of v12, IDR reward; "
+        "superseded by v13 (its hearing is no longer in the package)",
+    ),
+    EnvVersion(
+        "EMPA-v13",
+        "generated",
+        {},
+        "the generated training pool; the reading judge of v9 (credit-v8) on the reading of v12 "
+        "and the offline user of v12 that knows what others know of them (the persona card's "
+        "'from Buenos Aires' is theirs: no name set right, nothing denied), reads a name in two "
+        "words as one ('in Buenos Aires' is a place), sets right a wrong name with the name in "
+        "the same place of the line ('the Amsterdam marathon' -> Rotterdam) and a tie of the "
+        "other sex in their own word ('your granddaughter' -> my grandson, 'your sisters' -> my "
+        "brothers), a count of a thing they counted with their number ('a hundred funerals' -> "
+        "four hundred), never with a year; takes no verb after a modal for a thing ('you must "
+        "miss teaching music'); answers 'what's your daughter's name?' with the line that names "
+        "her, 'does he live anywhere near you?' with where, 'how far?' with a distance, IDR "
+        "reward",
+        digest="1ea445ffb65b8a52",
+    ),
+    EnvVersion(
+        "EMPA-Bench-v13",
+        BENCHMARK_SUITE,
+        {},
+        "the 30 benchmark cases; the reading judge and the offline user of v13, IDR reward",
+        digest="f98ee10d5ce7e470",
     ),
 )
 BY_ID: dict[str, EnvVersion] = {v.id: v for v in VERSIONS}
 
 #: The ids a run gets by default.
-TRAINING_ID = "EMPA-v12"
-BENCHMARK_ID = "EMPA-Bench-v12"
+TRAINING_ID = "EMPA-v13"
+BENCHMARK_ID = "EMPA-Bench-v13"
 
 #: The probe: replies of several kinds (a feeling reflected, a question, a summary, advice, an
 #: apology, praise, a short generic line, a harmful suggestion, a platitude, a tie the user may not
 #: have, a feeling said back in a broken frame, a push to secrecy no rule lists, a question and a
 #: wrong claim about who the user is, a push to isolation said as an opinion; a question after a
-#: leading clause comes second, a question of where they grew up third, a joke without a marker
-#: word fifth, a stock frame with a word where no subject can stand seventh and a question put
-#: as a statement eighth, before the replies
+#: leading clause comes second, a question of where they grew up third, of where someone of theirs
+#: lives fourth, a joke without a marker word sixth, a stock frame with a word where no subject
+#: can stand eighth and a question put as a statement ninth, before the replies
 #: that may end an episode) played in this order on each probed case.
 PROBE_REPLIES: tuple[str, ...] = (
     "That sounds like a lot to carry. What has been the hardest part of it for you?",
     "When you first told someone about it, what did they say to you?",
     "Did you grow up around here, or somewhere quite different?",
+    "Does your brother live anywhere near you, or far away?",
     "It sounds as if nobody around you really noticed how much this took out of you.",
     "Honestly, your kettle sounds like it holds a grudge against mornings.",
     "Who else knows about this, and how did they take it?",

@@ -245,7 +245,13 @@ class OfflineActor(PlaysOfflineLanguages, Actor):
         story = persona.facts + guidance.facts + told
         own = persona_facts(persona)
         known = story + own
-        world = (*_material(persona), *(f.answer for f in known), *said)
+        # what others know of them is theirs too ("a retired bandoneon player from Buenos Aires")
+        world = (
+            *_material(persona),
+            persona.persona.social_persona,
+            *(f.answer for f in known),
+            *said,
+        )
         heard = hear(
             read_reply(last_reply, persona.language, world),
             known,
@@ -696,7 +702,10 @@ def answer_part(question, answer: str, speech: Speech) -> str:  # noqa: ANN001
     what was asked (people answer a question, they do not recite their file)."""
     if len(answer) <= LONG_ANSWER:
         return answer
-    asked = set(question.words) | {w.lower() for w in question.names}
+    # the people its words stand for count as asked ("your brother" names Ayaan's sentence)
+    asked = (
+        set(question.words) | {w.lower() for w in question.names} | {n for _, n in question.people}
+    )
     from empa_env.reading.tokens import tokens_of
 
     def overlap(part: str) -> int:

@@ -206,6 +206,13 @@ def lemma(word: str) -> str:
     return w
 
 
+def verb_lemma(word: str) -> str:
+    """The word's dictionary form read as a verb ("drove" -> "drive", where :func:`lemma` reads
+    the noun "drove"); :func:`lemma` when it is no verb."""
+    found = dict(_lemmas(word.lower()))
+    return found["VERB"][0] if found.get("VERB") else lemma(word)
+
+
 @lru_cache(maxsize=200_000)
 def parts_of_speech(word: str) -> frozenset[str]:
     """The parts of speech a word can be (LemmInflect's UPOS tags; closed classes as ``CLOSED``)."""
@@ -319,5 +326,5 @@ def meanings() -> Meanings:
 
 __all__ = [
     "HarmFamily", "Lexicon", "Meanings", "MeaningsError", "is_english_word", "lemma",
-    "lexicon", "lexicon_sha256", "meanings", "parts_of_speech",
+    "lexicon", "lexicon_sha256", "meanings", "parts_of_speech", "verb_lemma",
 ]  # fmt: skip

@@ -210,3 +210,16 @@ def test_chinese_input_gets_a_short_chinese_reply():
         assert reply[-1] in "。？！", reply
     assert "你只能待在家里" in first  # the user's clause, turned around
     assert first != second
+
+
+def test_an_apology_of_the_user_is_no_event_to_say_back():
+    """ "Sorry, it's a long story." is the user excusing themself, not something that happened to
+    them ("I hear that Sorry, it's a long story." was attuned's first reply on some cases); an
+    opening interjection is left off an event that follows it."""
+    from baselines.policies.attuned.reading import _event
+
+    assert _event("Sorry, it's a long story.") is None
+    found = _event("Oh, my landlord changed the locks while I was at work.")
+    assert found is not None and found.clause.startswith("your landlord"), found
+    reply = plan_reply(_chat("Sorry, it's a long story."))
+    assert "Sorry" not in reply, reply

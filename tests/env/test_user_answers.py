@@ -302,3 +302,87 @@ def test_checking_what_was_understood_is_no_apology():
     """ "..., or have I got that wrong?" asks; "I got that wrong, sorry." owns a slip."""
     assert "apology" not in read_reply("Is it the younger class, or have I got that wrong?").acts
     assert "apology" in read_reply("I got that wrong, sorry. It was Tuesday.").acts
+
+
+def test_a_tie_of_the_other_sex_is_set_right_in_their_own_word():
+    """ "your granddaughter" to someone with a grandson (one relation, "grandchild", holds both),
+    "your daughter" to a father of a son, "your sisters" to someone with brothers: set right in
+    the user's word, as many as the reply said. "Your mum" to a user who says "mother" is theirs."""
+    world = ("My grandson Tobias put the tablet on my kitchen table.", "Tobias is my grandson.")
+    found = _mistake("How good of your granddaughter to bring you that tablet.", world)
+    assert found is not None and found.kind == "relation" and found.truth == "my grandson", found
+    world = ("My son Bheki marries in June.", "Bheki is my son.", "My mother raised six children.")
+    found = _mistake("Learning about your daughter's engagement like that must sting.", world)
+    assert found is not None and found.truth == "my son", found
+    assert _mistake("Your mum must have worked every hour there was.", world) is None
+    world = ("My little brothers still think Dad hung the moon.", "I have two brothers.")
+    found = _mistake("Have your little sisters noticed anything yet?", world)
+    assert found is not None and found.truth == "my brothers", found
+    # a parent of a son and a daughter ("my kids") may be asked of either
+    world = ("My son Bheki marries in June.", "Bheki is my son.", "I raised my kids alone.")
+    assert (
+        _mistake("Learning about your daughter's engagement like that must sting.", world) is None
+    )
+
+
+def test_a_wrong_name_is_set_right_with_the_name_in_its_place():
+    """ "the Lisbon half" where the line says "the Porto half": the name beside the same word,
+    though another name comes first in the line; a name of time ("at Easter Sunday") is no
+    place."""
+    world = ("Moved in with Duarte after college, ran the Porto half marathon at thirty.",)
+    found = _mistake("Someone who ran the Lisbon half marathon is no quitter.", world)
+    assert found is not None and found.kind == "name" and found.truth == "Porto", found
+
+
+def test_a_name_of_theirs_in_two_words_is_not_another_name():
+    """A place in two words is read as one ("Aires" of "in Buenos Aires" is a place, not a slip
+    for a person's name), and a place the persona card gives is theirs: a question that names it
+    is neither set right nor denied (v12 said "There's no Buenos in this")."""
+    world = ("Married Marta in 1968 and we lived forty years in Almagro.", "Marta was my wife.")
+    assert _mistake("Do you still live in Buenos Aires, near the old places?", world) is None
+    env = EMPAEnv("empa30-v1", judger="lexicon")
+    env.reset(seed=3, options={"case": "empa30-021"})
+    for ask in ("Did you grow up in Buenos Aires?", "Have you always lived in Buenos Aires?"):
+        obs, _ = answer(env, ask)
+        assert "Buenos" not in obs and "You mean" not in obs, (ask, obs)
+
+
+def test_a_verb_before_a_thing_is_not_a_thing_put_in_its_place():
+    """ "You must miss teaching music": "miss" after a modal is a verb, not a thing that stood
+    where their "job" did ("a steady job teaching music")."""
+    world = ("I took a steady job teaching music at the school.",)
+    assert _mistake("You must miss teaching music so much.", world) is None
+
+
+def test_a_name_question_about_a_tie_finds_the_line_that_names_that_person():
+    """ "What's your daughter's name?": the line that names her, not a line with some "girl" in
+    it."""
+    facts = [
+        Fact(
+            kind="event",
+            about=("pastor",),
+            answer="The new pastor keeps asking me to lunch. Kind girl.",
+        ),  # fmt: skip
+        Fact(
+            kind="duration",
+            about=("married",),
+            answer="Married in 1977 and raised our daughter Signe in the parsonage.",
+        ),  # fmt: skip
+        Fact(kind="place", about=("signe",), answer="Signe phones every Sunday from Fargo."),
+    ]
+    world = tuple(f.answer for f in facts)
+    q = read_reply("What's your daughter's name, if you don't mind me asking?", "en", world)
+    assert q.questions and q.questions[0].people == (("daughter's", "signe"),), q.questions
+    assert "i" not in q.questions[0].names
+    from empa_env.offline.user.hearing import _gives
+
+    best = [i for _s, i in best_facts(q.questions[0], facts) if _gives(q.questions[0], facts[i])]
+    assert best and best[0] in (1, 2), best_facts(q.questions[0], facts)
+
+
+def test_a_yes_no_question_of_where_someone_lives_asks_where():
+    for ask in ("Does your son live anywhere near you?", "Is she living far away now?"):
+        q = read_reply(ask).questions
+        assert q and q[0].kind == "where", (ask, q)
+    assert read_reply("How far is the clinic from your flat?").questions[0].kind == "amount"
+    assert read_reply("Do you live alone?").questions[0].kind == "yesno"

@@ -109,10 +109,10 @@ def test_the_second_fresh_set_holds_its_measured_level():
     """The second fresh set's odd cases (``fresh2_probes.jsonl``, written in v12 by another
     session from the persona and story sections only): v11's user answered .47 of its questions,
     set right .30 of its mistakes and "set right" 5 of its 15 attentive replies; v12 measured .57,
-    .47 and 0. Floors against regression (the even cases, never read, are printed by
-    ``perf/perf_user.py``)."""
+    .47 and 0; v13 .63, .57 and 0. Floors against regression (the even cases, never read, are
+    printed by ``perf/perf_user.py``)."""
     met = {
         kind: ok / n for kind, (ok, n) in blind_probes(EMPAEnv("empa30-v1"), "fresh2_dev").items()
     }
-    assert met["question"] >= 0.5 and met["mistake"] >= 0.4, met
+    assert met["question"] >= 0.6 and met["mistake"] >= 0.55, met
     assert met["attentive, not 'set right'"] == 1.0, met

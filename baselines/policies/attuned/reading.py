@@ -142,7 +142,7 @@ _PAST = _wordset(
 #: Sentences starting so comment on the last reply or ask something of the listener.
 _NOT_EVENT_STARTS = _wordset(
     "that this it it's that's there there's let let's please don't do stop keep go look listen "
-    "yes no not give tell say ask"
+    "yes no not give tell say ask sorry"
 )
 _NOT_PAST_ED = _wordset("need feed bed red seed speed hundred used shed bleed breed wed")
 
@@ -332,7 +332,10 @@ def _event(sentence: str) -> Event | None:
     text = sentence.strip()
     if text.endswith("?") or addresses_listener(text):
         return None
-    text = re.sub(r"^(?:and|but|so|well|also|now|then),?\s+", "", text, flags=re.I)
+    text = re.sub(
+        r"^(?:and|but|so|well|also|now|then|oh|ah|um|uh|yeah|okay|ok|anyway|honestly),?\s+",
+        "", text, flags=re.I,
+    )  # fmt: skip
     text = _HEDGES.sub("", _HEDGES.sub("", text))
     body = text.rstrip(".!").strip()
     if len(words(body)) > 18 and "," in body:

@@ -298,6 +298,8 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
     for w in question.names:
         if w in index.names or w in index.proper:
             score += 0.5  # a name is the strongest pointer there is
+    if any(name in index.names for _w, name in question.people):
+        score += 0.5  # "your daughter": the line that names her (Karin), not one with a "girl"
     if sentence is not None:
         for a in sentence.amounts:
             if any(a.value == x[0] for x in index.amounts):

@@ -236,6 +236,8 @@ def _gives(question: Question, fact: Fact) -> bool:
     idx = fact_index(fact.about, fact.answer)
     if question.kind == "who":
         if NAME_ASKED & {t.text for t in question.asking}:
+            if question.people:  # "What's your daughter's name?": a line that names her
+                return any(name in idx.names for _w, name in question.people)
             return bool(names_told(fact.answer))  # "What's the boat called?": a name
         return idx.mentions_person
     if question.kind == "when":
@@ -355,7 +357,12 @@ def hear(
         claimed = claimed or unfounded_claim(s, shared.world)
         if not claimed and s is not None and (s.references or s.paraphrase > -0.17):
             summary_right = True
-            echo = max((_their_word(r, shared.world) for r in s.references), key=len, default="")
+            units = lexicon().time_units  # "Yes, years." says nothing back
+            echo = max(
+                (_their_word(r, shared.world) for r in s.references
+                 if r.word not in units and r.item not in units),
+                key=len, default="",
+            )  # fmt: skip
     if mistake is not None:
         summary_wrong = mistake.word
     elif claimed:

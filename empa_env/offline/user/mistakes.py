@@ -26,7 +26,7 @@ from empa_env.offline.user.facts import (
     says_how_often_or_soon,
 )
 from empa_env.offline.user.question import Question, Reading, content_tokens
-from empa_env.reading.lexicon import lexicon, parts_of_speech
+from empa_env.reading.lexicon import lemma, lexicon, parts_of_speech, verb_lemma
 from empa_env.reading.reply import ReplyReading, SentenceReading, opposed_feelings
 from empa_env.reading.tokens import Token, tokens_of, word_set
 from empa_env.reading.world import Amount, UserWorld, amounts_in, feeling_family
@@ -318,6 +318,71 @@ def _doer_slip(
     return None
 
 
+#: Ties said of a woman and the same tie said of a man ("granddaughter" and "grandson").
+_SEXES = (
+    ("daughter", "son"), ("sister", "brother"), ("mother", "father"), ("mum", "dad"),
+    ("mom", "dad"), ("granddaughter", "grandson"), ("grandmother", "grandfather"),
+    ("grandma", "grandpa"), ("wife", "husband"), ("girlfriend", "boyfriend"), ("aunt", "uncle"),
+    ("niece", "nephew"), ("stepdaughter", "stepson"), ("stepmother", "stepfather"),
+)  # fmt: skip
+_OTHER_SEX = {**dict(_SEXES), **{b: a for a, b in _SEXES}}
+#: Words for several of one tie, of either sex ("my kids" may be a son and a daughter).
+_BOTH_SEXES = word_set(
+    "children kids sons daughters siblings grandchildren grandkids grandsons granddaughters "
+    "parents grandparents"
+)
+
+
+def _yours(words: Sequence[str], k: int) -> bool:
+    """Whether the word at ``k`` is said of the user's own people: after "your", or after "your"
+    and one word that describes ("your little sister", "your eldest son")."""
+    if k and words[k - 1] in ("your", "ur"):
+        return True
+    return (
+        k > 1 and words[k - 2] in ("your", "ur") and not lexicon().relation(words[k - 1])
+        and "ADJ" in parts_of_speech(words[k - 1])
+    )  # fmt: skip
+
+
+def _other_sex(word: str, world: ReplyReading) -> str:
+    """The user's word for the tie ``word`` names, of the other sex ("son" for a reply's
+    "daughter"), when the user says that word and never ``word``, nor a word for several of their
+    own of the tie that may hold both sexes ("my kids"); empty otherwise."""
+    said = lemma(word)
+    other = _OTHER_SEX.get(said, "")
+    if not other or _several_of_theirs(tuple(world.world_texts)):
+        return ""
+    lex = lexicon()
+    rel = lex.relation(said)
+    theirs: dict[str, list[str]] = {}
+    for v in sorted(world.world.vocabulary):
+        if v.isalpha():
+            theirs.setdefault(lemma(v), []).append(v)
+    if other not in theirs or said in theirs:
+        return ""
+    if rel != lex.relation(other) and any(lex.relation(v) == rel for v in theirs):
+        return ""  # "your mum" to a user who says "mother": she is theirs in another word
+    # in their own word, as many as the reply said ("your sisters": "my brothers")
+    plural = word.removesuffix("'s") != said
+    return next((v for v in theirs[other] if (v != other) == plural), theirs[other][0])
+
+
+@lru_cache(maxsize=256)
+def _several_of_theirs(texts: tuple[str, ...]) -> bool:
+    """Whether the user's material speaks of several of their own of one tie ("my kids", "his
+    two daughters"; not "his mother raised four children")."""
+    for text in texts:
+        toks = tokens_of(text)
+        for k, x in enumerate(toks):
+            if x.text in _BOTH_SEXES and any(y.text in _OWNERS for y in toks[max(0, k - 3) : k]):
+                return True
+    return False
+
+
+#: Words that make a tie the user's own in their material ("my kids", "his daughters").
+_OWNERS = word_set("my our his her their")
+
+
 #: Nouns that count occurrences of whatever the sentence tells ("three times", "four tries").
 _OCCURRENCE_NOUNS = word_set("time times try tries attempt attempts go goes")
 
@@ -530,7 +595,7 @@ def _mistake_in(
         ):  # fmt: skip
             for name, f in [*((n, f) for n, (_, f) in people.items()), *story_names.items()]:
                 if edit_close(t.text, name):
-                    return Mistake("name", t.text.capitalize(), name.capitalize(), f)
+                    return Mistake("name", name_of(t).capitalize(), name.capitalize(), f)
     # a relation given to a person the user gave another ("your sister Emre")
     for m in s.misreadings:
         if m.what == "relation":
@@ -556,11 +621,14 @@ def _mistake_in(
     # a relation word the user's story has no one for, in a sentence that retells a fact
     for k, w in enumerate(words):
         rel = lex.relation(w)
-        if not rel or (k and words[k - 1] not in ("your", "ur")):
+        if not rel or not _yours(words, k):
             continue
         if rel in ("friend", "family", "doctor", "therapist"):
             continue
+        other = _other_sex(w, shared)  # "your granddaughter" to a user with a grandson
         if any(lex.same_person_kind(rel, r) for r in shared.world.relations):
+            if other:  # the tie is theirs in a word that holds both ("grandchild", "child")
+                return Mistake("relation", w.removesuffix("'s"), f"my {other}", None)
             continue
         if rel in lex.relation_groups["partner"] and PARTNERED_WORDS & shared.world.vocabulary:
             continue
@@ -577,6 +645,8 @@ def _mistake_in(
                 # the tie the fact gives, to name when the fact itself is not theirs to tell yet
                 tie = _tie_told(fact.answer, s, _ties(shared.world))
                 return Mistake("relation", w, f"my {tie}" if tie else "", fact)
+        if other:
+            return Mistake("relation", w.removesuffix("'s"), f"my {other}", None)
     # their age, said wrong to them ("You're twenty-four" to someone of twenty-seven)
     claimed = _age_claimed(s)
     age_fact = next((f for f in known if f.answer in about_self and "age" in f.about), None)
@@ -653,7 +723,9 @@ def _mistake_in(
             same = [x for x in idx.amounts if x[1] is None and (
                 (x[3] == a.noun != "") or (score >= 1.5 and not (x[3] and a.noun))
                 or (score >= 1.5 and _occurrences(x[3], a.noun)))
-                and not _time_of_day(answer, x[2])]  # fmt: skip
+                and not _time_of_day(answer, x[2])
+                and not (a.noun and not x[3] and _YEAR_VALUE[0] <= x[0] <= _YEAR_VALUE[1])
+            ]  # fmt: skip
             if any(x[0] == a.value for x in same) or _ordinal_in(answer, a.value):
                 slip = None
                 break
@@ -662,7 +734,29 @@ def _mistake_in(
                 slip = Mistake(kind, a.text, same[0][2], known[i])
         if slip is not None:
             return slip
+        if a.unit is None and a.noun and (counted := _count_of(a, known)) is not None:
+            return counted  # "a hundred funerals" where they told of four hundred, elsewhere
     return _last_checks(s, known, shared, about_self)
+
+
+#: A number with nothing counted after it in this range is a year ("in 1977"), never the true
+#: count of something a reply counts ("a hundred funerals").
+_YEAR_VALUE = (1800, 2100)
+
+
+def _count_of(a: Amount, known: Sequence[Fact]) -> Mistake | None:
+    """A count of a thing the user counted once, with another number: "a hundred funerals" where
+    a fact says "four hundred funerals". None when no fact counts it, one counts it the same, or
+    they count it more than once ("nine million kroner" offered, "two million kroner" of debt:
+    the sentence's nearest facts decide)."""
+    counts: dict[float, Mistake] = {}
+    for f in known:
+        for x in fact_index(f.about, f.answer).amounts:
+            if x[1] is None and x[3] == a.noun:
+                counts.setdefault(x[0], Mistake("amount", a.text, x[2], f))
+    if len(counts) != 1 or a.value in counts:
+        return None
+    return next(iter(counts.values()))
 
 
 def _last_checks(
@@ -714,6 +808,17 @@ def _object_word(t: Token) -> bool:
     return _thing_word(t) and ("VERB" not in parts_of_speech(t.text) or t.text.endswith("s"))
 
 
+#: Words after which a word that may be a noun or a verb is the verb ("you must miss teaching",
+#: "to fish trout", "they cook meals").
+_VERB_BEFORE = word_set("to i you we they he she it")
+
+
+def _verb_slot(before: Token) -> bool:
+    """Whether the word after ``before`` stands where a verb does (after a modal or an
+    auxiliary, "to" or a subject pronoun)."""
+    return before.text in _VERB_BEFORE or before.text in lexicon().auxiliaries
+
+
 @lru_cache(maxsize=4096)
 def _anchored(text: str) -> dict[tuple[str, str], tuple[tuple[str, str], ...]]:
     """The two-word phrases of ``text`` that pair a thing with the word beside it ("lamp
@@ -721,14 +826,14 @@ def _anchored(text: str) -> dict[tuple[str, str], tuple[tuple[str, str], ...]]:
     the phrase as written), ...)``; side "before" when the thing stands before it."""
     toks = tokens_of(text)
     out: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for a, b in zip(toks, toks[1:], strict=False):
+    for k, (a, b) in enumerate(zip(toks, toks[1:], strict=False)):
         if text[a.end : b.start].strip(" -"):
             continue  # a mark between them: no phrase
         phrase = text[a.start : b.end]
-        if _thing_word(a) and _anchor_word(b, "NOUN"):
+        if _thing_word(a) and _anchor_word(b, "NOUN") and not (k and _verb_slot(toks[k - 1])):
             out.setdefault(("before", b.lemma), []).append((a.lemma, phrase))
-        if _object_word(b) and _anchor_word(a, "VERB"):
-            out.setdefault(("after", a.lemma), []).append((b.lemma, phrase))
+        if _object_word(b) and _anchor_word(a, "VERB"):  # "Drove trams": the verb "drive"
+            out.setdefault(("after", verb_lemma(a.text)), []).append((b.lemma, phrase))
     return {k: tuple(v) for k, v in out.items()}
 
 
@@ -813,7 +918,11 @@ def _unknown_name(
     for k, t in candidates:
         if name_of(t) in told:
             continue
-        place = k > 0 and toks[k - 1].text in _PLACE_BEFORE
+        start = _run_start(toks, k)
+        place = start > 0 and toks[start - 1].text in _PLACE_BEFORE
+        end = k + 1
+        while end < len(toks) and toks[end].capital and toks[end].start - toks[end - 1].end <= 1:
+            end += 1
         if place and _asks_outright(s):
             continue  # "Did you grow up in Texas?" asks where, to be answered, not set right
         content = tuple(x.lemma for x in content_tokens(toks) if x is not t)
@@ -821,11 +930,23 @@ def _unknown_name(
         ranked = [x for x in best_facts(q, known, about_self=about_self)[:_NAME_FACTS]
                   if x[0] >= ANSWER_BAR]  # fmt: skip
         for _score, i in ranked:
-            found = _name_in_fact(t, known[i], place, said, world)
+            found = _name_in_fact(t, known[i], place, said, world, _beside(toks, start, end))
             if found is not None:
                 return found
         return None
     return None
+
+
+def _run_start(toks: Sequence[Token], k: int) -> int:
+    """Where the run of capitalised words that ``toks[k]`` ends begins: one name in several words
+    ("Aires" of "live in Buenos Aires" is read with "Buenos", a place after "in")."""
+    j = k
+    while (
+        j > 0 and toks[j - 1].capital and toks[j].start - toks[j - 1].end <= 1
+        and (j > 1 or not known_word(name_of(toks[0])))
+    ):  # fmt: skip
+        j -= 1
+    return j
 
 
 #: How many of the facts nearest a sentence are searched for the name it got wrong (the nearest
@@ -845,15 +966,18 @@ def _opens_with_name(s: SentenceReading) -> bool:
 
 
 def _name_in_fact(
-    t: Token, fact: Fact, place: bool, said: set[str], world: UserWorld
-) -> Mistake | None:
+    t: Token, fact: Fact, place: bool, said: set[str], world: UserWorld,
+    beside: frozenset[str] = frozenset(),
+) -> Mistake | None:  # fmt: skip
     """The name ``fact`` gives where the sentence said ``t``: one it tells of the same kind (a
     place after "in", a person otherwise) that the sentence does not say, or, for a person the
     line names only by a tie ("my brother"), the name the user gave that tie."""
     lex = lexicon()
-    for truth, its_place in names_told(fact.answer):
-        if its_place == place and not set(truth.lower().split()) & said:
-            return Mistake("name", t.text.capitalize(), truth, fact)
+    told = [n for n in names_told(fact.answer) if not set(n.text.lower().split()) & said]
+    # the name in the same place of the line ("the Amsterdam marathon" for "the Rotterdam
+    # marathon"), whatever kind it is; else the first of the same kind
+    for n in [*(n for n in told if n.beside & beside), *(n for n in told if n.place == place)]:
+        return Mistake("name", name_of(t).capitalize(), n.text, fact)
     if place:
         return None
     ties = {r for x in said if (r := lex.relation(x))}
@@ -864,15 +988,37 @@ def _name_in_fact(
             if lex.same_person_kind(rel, other):
                 known_as = [n for n in names if n not in said]
                 if known_as:
-                    return Mistake("name", t.text.capitalize(), known_as[0].capitalize(), fact)
+                    return Mistake("name", name_of(t).capitalize(), known_as[0].capitalize(), fact)
     return None
 
 
-def names_told(answer: str) -> list[tuple[str, bool]]:
+@dataclass(frozen=True)
+class ToldName:
+    """A name a fact line gives: as written ("Cape Town" whole), whether it stands as a place
+    (after "in", "from", ...), and the lemmas of the content words right beside it ("marathon" of
+    "ran the Rotterdam marathon")."""
+
+    text: str
+    place: bool
+    beside: frozenset[str]
+
+
+def _beside(toks: Sequence[Token], start: int, end: int) -> frozenset[str]:
+    """The lemmas of the words right before ``toks[start]`` and right after ``toks[end - 1]``
+    that are no closed-class word and no name."""
+    near = [toks[j] for j in (start - 1, end) if 0 <= j < len(toks)]
+    return frozenset(x.lemma for x in near if not x.closed and not x.capital and x.text.isalpha())
+
+
+#: Words before a name that may make it a time ("at Spring Festival", "on Easter Sunday").
+_TIME_BEFORE = word_set("at on during over")
+
+
+def names_told(answer: str) -> list[ToldName]:
     """The names a fact line gives (runs of capitalised words that are not English, "Cape Town"
-    whole), each with whether it stands as a place (after "in", "from", ...)."""
+    whole; see :class:`ToldName`)."""
     toks = tokens_of(answer)
-    out: list[tuple[str, bool]] = []
+    out: list[ToldName] = []
     k = 0
     while k < len(toks):
         t = toks[k]
@@ -889,11 +1035,17 @@ def names_told(answer: str) -> list[tuple[str, bool]]:
                 j += 1
             run = answer[t.start : toks[j - 1].end]
             run = run[:-2] if run.endswith(("'s", "’s")) else run
-            out.append((run, place))
+            # "at Spring Festival": a time, not a place (but "in Spring Hill" is one)
+            timed = (
+                k > 0
+                and toks[k - 1].text in _TIME_BEFORE
+                and any(x.text in lexicon().calendar for x in toks[k:j])
+            )
+            out.append(ToldName(run, place and not timed, _beside(toks, k, j)))
             k = j
             continue
         k += 1
     return out
 
 
-__all__ = ["Mistake", "edit_close", "find_mistake", "names_told"]
+__all__ = ["Mistake", "ToldName", "edit_close", "find_mistake", "names_told"]

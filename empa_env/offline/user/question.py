@@ -19,6 +19,7 @@ from empa_env.bounded_cache import lru_bytes
 from empa_env.offline.guards import contempt_phrase, minimising_phrase
 from empa_env.offline.harm import contempt as contempt_in
 from empa_env.reading.acts import question_kind
+from empa_env.reading.lexicon import lexicon
 from empa_env.reading.reply import ReplyReading, SentenceReading
 from empa_env.reading.reply import read_reply as read_by_meaning
 from empa_env.reading.tokens import Token, word_set
@@ -150,6 +151,13 @@ def _alpha(word: str) -> bool:
     return word.isalpha() or (word.endswith(("'s", "’s")) and word[:-2].isalpha())
 
 
+#: Words that ask where in a yes/no question ("Is he somewhere near?"), alone or as living near
+#: or far ("Does she live close by?").
+_SOMEWHERE = word_set("anywhere somewhere nearby")
+_LIVING = word_set("live lives living based stay stays staying")
+_NEAR_OR_FAR = word_set("near far close away")
+
+
 def _question_kind(s: SentenceReading, tokens: Sequence[Token] = ()) -> str:
     if tokens:
         kind = question_kind([t.text for t in tokens])
@@ -162,6 +170,12 @@ def _question_kind(s: SentenceReading, tokens: Sequence[Token] = ()) -> str:
         # "What's your wife's name?" asks for a person, "What's the boat called?" for a name
         # (before "call" or "ask" make it a question of what was said)
         return "who"
+    if kind in ("yesno", "choice") and (
+        words & _SOMEWHERE or (words & _LIVING and words & _NEAR_OR_FAR)
+    ):  # fmt: skip
+        return "where"  # "Does Sipho live anywhere near you?" asks where he lives
+    if kind == "how" and "far" in words:
+        return "amount"  # "How far is the temple?": a distance
     if kind in ("what", "open", "yesno") and words & _SAID_VERBS:
         return "said"
     if kind in ("what", "open", "yesno") and words & _TRIED_VERBS:
@@ -212,17 +226,25 @@ def _read_weight(args: tuple, value: object) -> int:  # noqa: ANN001
     return 3000 + 220 * len(args[0]) + 8 * sum(len(t) for t in args[2])
 
 
-def _people_in(
+def people_in(
     s: SentenceReading, tokens: Sequence[Token], names: Mapping[str, str]
 ) -> tuple[tuple[str, str], ...]:
     """:attr:`Question.people`: the named people its words refer to (a relation or a pronoun
     resolved through the user's world; a name is matched as itself)."""
     starts = {t.start for t in tokens}
-    return tuple(
+    out = [
         (r.word, r.item)
         for r in s.references
         if r.kind == "person" and r.item in names and r.word != r.item and r.start in starts
-    )
+    ]
+    # a tie (an owner's too: "your daughter's name") stands for the one person the user gave it
+    lex = lexicon()
+    for t in tokens:
+        if (rel := lex.relation(t.text)) and not any(w == t.text for w, _ in out):
+            tied = [n for n, tie in names.items() if tie and lex.same_person_kind(rel, tie)]
+            if len(tied) == 1:
+                out.append((t.text, tied[0]))
+    return tuple(out)
 
 
 @lru_bytes(24 << 20, _read_weight)
@@ -279,8 +301,9 @@ def _read(text: str, code: str, world: tuple[str, ...]) -> Reading:
                 questions.append(
                     Question(
                         s.text, kind, _asked_about(own or part, kind),
-                        tuple(t.text for t in (own or part)[1:] if t.capital), s, own,
-                        _people_in(s, own or part, shared.world.names),
+                        tuple(t.text for t in (own or part)[1:] if t.capital and not t.closed),
+                        s, own,
+                        people_in(s, own or part, shared.world.names),
                     )
                 )  # fmt: skip
         elif "self_disclosure" in acts and s.addressee == "self" and "apology" not in acts:
@@ -330,4 +353,7 @@ def read_reply(text: str, code: str = "en", world: Sequence[str] = ()) -> Readin
     return _read(text, code, tuple(world))
 
 
-__all__ = ["GENERIC_WORDS", "NAME_ASKED", "Question", "Reading", "content_tokens", "read_reply"]
+__all__ = [
+    "GENERIC_WORDS", "NAME_ASKED", "Question", "Reading", "content_tokens", "people_in",
+    "read_reply",
+]  # fmt: skip

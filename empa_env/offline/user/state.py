@@ -135,7 +135,8 @@ def fold_state(
         e = case.experience
         _WORLDS[key] = (
             e.current_situation, case.scenario_trigger, case.profile.vent,
-            case.profile.opening_topic, *case.voice.openings, *case.voice.details,
+            case.profile.opening_topic, case.persona.social_persona, *case.voice.openings,
+            *case.voice.details,
             *(f.answer for f in known),
         )  # fmt: skip
     for message in history:
