@@ -188,12 +188,6 @@ def _ordinal_in(text: str, value: float) -> bool:
     )
 
 
-def _noun_after(amount: str) -> str:
-    """The thing an amount without a unit of time counts (its last word when it has one)."""
-    words = amount.lower().split()
-    return words[-1] if len(words) > 1 and not words[-1].isdigit() else ""
-
-
 def find_mistake(
     reading: Reading, known: Sequence[Fact], about_self: frozenset[str] = frozenset()
 ) -> Mistake | None:

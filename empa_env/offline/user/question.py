@@ -41,6 +41,9 @@ _DISMISSAL = re.compile(
 
 #: Words that ask for a name ("What's the boat called?", "her name").
 NAME_ASKED = word_set("name names named called call")
+#: The words of :data:`NAME_ASKED` that make a "what" question one for a name; "call" alone does
+#: not ("What did you call him?" asks what was said).
+_NAMING = word_set("name named called")
 
 
 @dataclass(frozen=True)
@@ -165,7 +168,7 @@ def _question_kind(s: SentenceReading, tokens: Sequence[Token] = ()) -> str:
     else:
         kind = s.acts.question_kind or "open"
         words = set(s.words)
-    named = kind in ("what", "open") and bool(words & {"name", "named", "called"})
+    named = kind in ("what", "open") and bool(words & _NAMING)
     if named and not _asks_own_name([t.text for t in tokens] if tokens else list(s.words)):
         # "What's your wife's name?" asks for a person, "What's the boat called?" for a name
         # (before "call" or "ask" make it a question of what was said)
