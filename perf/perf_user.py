@@ -439,6 +439,10 @@ FRESH_PROBES = BLIND_PROBES.with_name("fresh_probes.jsonl")
 #: ``fresh2_dev``, read while building v12; even cases ``fresh2_heldout``, never read); bare
 #: numbers left out of what counts as the answer, as for :data:`FRESH_PROBES`.
 FRESH2_PROBES = BLIND_PROBES.with_name("fresh2_probes.jsonl")
+#: The third fresh set (v13's session, by a helper that read only the cases' persona and story
+#: sections: 60 questions, 60 mistakes, 30 attentive replies), never read by anyone who changed
+#: the user: odd cases ``fresh3_dev``, even ``fresh3_heldout``; counted as the second set is.
+FRESH3_PROBES = BLIND_PROBES.with_name("fresh3_probes.jsonl")
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
@@ -509,7 +513,7 @@ def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
 
     rows = [
         json.loads(line)
-        for probes in (BLIND_PROBES, PERSONA_PROBES, FRESH_PROBES, FRESH2_PROBES)
+        for probes in (BLIND_PROBES, PERSONA_PROBES, FRESH_PROBES, FRESH2_PROBES, FRESH3_PROBES)
         for line in probes.read_text("utf-8").splitlines()
     ]
     rows = [r for r in rows if r["split"] == split]
@@ -558,7 +562,7 @@ def _play_blind(
         heard.clear()
         obs, _r, term, _t, info = trial.step(r["reply"])
         kind = r["kind"]
-        fresh2 = r["split"].startswith("fresh2")
+        fresh2 = r["split"].startswith(("fresh2", "fresh3"))
         if kind == "question":
             key, ok = ("question (kept back)" if r["stage_fact"] else "question"), _says(
                 obs, _strict(r["expect_any"]) if fresh2 else r["expect_any"])  # fmt: skip
@@ -669,7 +673,10 @@ def report_reading(env: EMPAEnv, cases: list[str]) -> None:
              "unreadable": 0.8, "humour met with a reaction to it": 0.6,
              "self_disclosure met with a reaction to it": 0.6,
              "attentive, not 'set right'": 0.97}  # fmt: skip
-    for split in ("dev", "heldout", "fresh_dev", "fresh_heldout", "fresh2_dev", "fresh2_heldout"):
+    for split in (
+        "dev", "heldout", "fresh_dev", "fresh_heldout", "fresh2_dev", "fresh2_heldout",
+        "fresh3_dev", "fresh3_heldout",
+    ):  # fmt: skip
         print(f"blind probes, {split} (written from the story text by a session that never read "
               "the code):")  # fmt: skip
         for kind, (ok, n) in blind_probes(env, split).items():
