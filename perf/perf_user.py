@@ -562,12 +562,15 @@ def _play_blind(
         heard.clear()
         obs, _r, term, _t, info = trial.step(r["reply"])
         kind = r["kind"]
-        fresh2 = r["split"].startswith(("fresh2", "fresh3"))
+        bare_numbers_off = r["split"].startswith(("fresh2", "fresh3"))  # see _strict
         if kind == "question":
             key, ok = ("question (kept back)" if r["stage_fact"] else "question"), _says(
-                obs, _strict(r["expect_any"]) if fresh2 else r["expect_any"])  # fmt: skip
+                obs, _strict(r["expect_any"]) if bare_numbers_off else r["expect_any"])  # fmt: skip
         elif kind == "mistake":
-            key, ok = kind, _says(obs, _strict(r["right_any"]) if fresh2 else r["right_any"])
+            key, ok = (
+                kind,
+                _says(obs, _strict(r["right_any"]) if bare_numbers_off else r["right_any"]),
+            )
         elif kind == "attentive":
             key, ok = "attentive, not 'set right'", bool(heard) and heard[-1].mistake is None
         elif kind == "closing":

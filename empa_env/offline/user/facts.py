@@ -221,6 +221,12 @@ def _aged(toks: Sequence[Token]) -> frozenset[str]:
 _YEAR = re.compile(r"(?:1[89]|20)\d\d")
 
 
+def is_year(value: float) -> bool:
+    """Whether a number with no unit may be a year (1800-2100): "came to Dublin in 2006" says no
+    age, and a year is never the true count of what a reply counts ("a hundred funerals")."""
+    return 1800 <= value <= 2100
+
+
 def known_word(word: str) -> bool:
     from empa_env.reading.lexicon import is_english_word
 
@@ -312,7 +318,7 @@ def match(question: Question, index: FactIndex, kind: str) -> float:
     says_it = index.vector is None or says_what_is_asked(question.kind, index)
     if says_it and question.kind == "amount" and "old" in question.words and index.amounts:
         # "How old is she?" is not answered by a year ("came to Dublin in 2006")
-        says_it = any(not 1800 <= a[0] <= 2100 for a in index.amounts)
+        says_it = any(not is_year(a[0]) for a in index.amounts)
         # "How old is Ayaan?": the line that says a number beside him ("Ayaan's nine")
         asked_of = {*question.names, *(x for pair in question.people for x in pair)}
         if says_it and asked_of & index.aged:
@@ -515,6 +521,7 @@ __all__ = [
     "about_someone_else",
     "best_facts",
     "fact_index",
+    "is_year",
     "known_word",
     "match",
     "name_of",

@@ -20,6 +20,7 @@ from empa_env.offline.user.facts import (
     YOU_WORDS,
     best_facts,
     fact_index,
+    is_year,
     known_word,
     name_of,
     says_how_often,
@@ -348,10 +349,7 @@ def _other_sex(word: str, world: ReplyReading) -> str:
         return ""
     lex = lexicon()
     rel = lex.relation(said)
-    theirs: dict[str, list[str]] = {}
-    for v in sorted(world.world.vocabulary):
-        if v.isalpha():
-            theirs.setdefault(lemma(v), []).append(v)
+    theirs = _forms_by_lemma(world.world.vocabulary)
     if other not in theirs or said in theirs:
         return ""
     if rel != lex.relation(other) and any(lex.relation(v) == rel for v in theirs):
@@ -359,6 +357,17 @@ def _other_sex(word: str, world: ReplyReading) -> str:
     # in their own word, as many as the reply said ("your sisters": "my brothers")
     plural = word.removesuffix("'s") != said
     return next((v for v in theirs[other] if (v != other) == plural), theirs[other][0])
+
+
+@lru_cache(maxsize=256)
+def _forms_by_lemma(vocabulary: frozenset[str]) -> dict[str, tuple[str, ...]]:
+    """The user's words by lemma, in sorted order ("brother": ("brother", "brothers")); read once
+    per vocabulary (do not change the returned mapping)."""
+    out: dict[str, list[str]] = {}
+    for v in sorted(vocabulary):
+        if v.isalpha():
+            out.setdefault(lemma(v), []).append(v)
+    return {k: tuple(v) for k, v in out.items()}
 
 
 @lru_cache(maxsize=256)
@@ -619,9 +628,10 @@ def _mistake_in(
             continue
         if rel in ("friend", "family", "doctor", "therapist"):
             continue
-        other = _other_sex(w, shared)  # "your granddaughter" to a user with a grandson
         if any(lex.same_person_kind(rel, r) for r in shared.world.relations):
-            if other:  # the tie is theirs in a word that holds both ("grandchild", "child")
+            # "your granddaughter" to a user with a grandson: the tie is theirs in a word that
+            # holds both ("grandchild", "child"), the sex is not
+            if other := _other_sex(w, shared):
                 return Mistake("relation", w.removesuffix("'s"), f"my {other}", None)
             continue
         if rel in lex.relation_groups["partner"] and PARTNERED_WORDS & shared.world.vocabulary:
@@ -639,7 +649,7 @@ def _mistake_in(
                 # the tie the fact gives, to name when the fact itself is not theirs to tell yet
                 tie = _tie_told(fact.answer, s, _ties(shared.world))
                 return Mistake("relation", w, f"my {tie}" if tie else "", fact)
-        if other:
+        if other := _other_sex(w, shared):
             return Mistake("relation", w.removesuffix("'s"), f"my {other}", None)
     # their age, said wrong to them ("You're twenty-four" to someone of twenty-seven)
     claimed = _age_claimed(s)
@@ -718,7 +728,7 @@ def _mistake_in(
                 (x[3] == a.noun != "") or (score >= 1.5 and not (x[3] and a.noun))
                 or (score >= 1.5 and _occurrences(x[3], a.noun)))
                 and not _time_of_day(answer, x[2])
-                and not (a.noun and not x[3] and _YEAR_VALUE[0] <= x[0] <= _YEAR_VALUE[1])
+                and not (a.noun and not x[3] and is_year(x[0]))
             ]  # fmt: skip
             if any(x[0] == a.value for x in same) or _ordinal_in(answer, a.value):
                 slip = None
@@ -731,11 +741,6 @@ def _mistake_in(
         if a.unit is None and a.noun and (counted := _count_of(a, known)) is not None:
             return counted  # "a hundred funerals" where they told of four hundred, elsewhere
     return _last_checks(s, known, shared, about_self)
-
-
-#: A number with nothing counted after it in this range is a year ("in 1977"), never the true
-#: count of something a reply counts ("a hundred funerals").
-_YEAR_VALUE = (1800, 2100)
 
 
 def _count_of(a: Amount, known: Sequence[Fact]) -> Mistake | None:
@@ -914,17 +919,18 @@ def _unknown_name(
             continue
         start = _run_start(toks, k)
         place = start > 0 and toks[start - 1].text in _PLACE_BEFORE
+        if place and _asks_outright(s):
+            continue  # "Did you grow up in Texas?" asks where, to be answered, not set right
         end = k + 1
         while end < len(toks) and toks[end].capital and toks[end].start - toks[end - 1].end <= 1:
             end += 1
-        if place and _asks_outright(s):
-            continue  # "Did you grow up in Texas?" asks where, to be answered, not set right
+        beside = _beside(toks, start, end)  # the words around the name, read once
         content = tuple(x.lemma for x in content_tokens(toks) if x is not t)
         q = Question(s.text, "what", content, (), s, asked=False)
         ranked = [x for x in best_facts(q, known, about_self=about_self)[:_NAME_FACTS]
                   if x[0] >= ANSWER_BAR]  # fmt: skip
         for _score, i in ranked:
-            found = _name_in_fact(t, known[i], place, said, world, _beside(toks, start, end))
+            found = _name_in_fact(t, known[i], place, said, world, beside)
             if found is not None:
                 return found
         return None
