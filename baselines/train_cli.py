@@ -27,7 +27,7 @@ downloaded (the Hugging Face libraries are kept offline for the process).
     empa train sft  --trajectories RUN_DIR/episodes.jsonl   (empa export's lines, or RUN_DIR)
     empa train rm   --pairs pairs.jsonl --output-dir runs/rm
     empa train rm   --from-run RUN_DIR          (replies of several episodes at one context)
-    empa train rm   --from-env EMPA-v13 --candidates 4 --num-cases 8
+    empa train rm   --from-env EMPA-v14 --candidates 4 --num-cases 8
     empa train rm   --humanlike-corpus dialogues.jsonl --machine-utterances machine.txt
     empa train mica --model tiny --estimator mica --max-steps 20 \\
         --env-kwargs '{"max_turns": 6, "epm_overrides": {"min_turns": 3}}'
@@ -116,7 +116,7 @@ class RMCommandOptions:
     from_env: str | None = field(
         default=None,
         metadata={
-            "help": "Gymnasium id (e.g. EMPA-v13): play episodes, rank --candidates replies per "
+            "help": "Gymnasium id (e.g. EMPA-v14): play episodes, rank --candidates replies per "
             "turn by the Judger's increment on copies of the environment"
         },
     )
@@ -173,7 +173,7 @@ class GRPOTRLCommandOptions:
     budget (``GRPOConfig``'s own sampling fields apply to every turn)."""
 
     model: str = field(default="tiny", metadata={"help": MODEL_HELP})
-    env_id: str = field(default="EMPA-v13", metadata={"help": "Gymnasium id of the environment"})
+    env_id: str = field(default="EMPA-v14", metadata={"help": "Gymnasium id of the environment"})
     env_kwargs: dict[str, Any] | None = field(
         default=None, metadata={"help": "keyword arguments of gymnasium.make (JSON object)"}
     )

@@ -288,7 +288,7 @@ def schema_versions(run_info: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _env_id(config: Mapping[str, Any]) -> str | None:
-    """The versioned id the run's environment behaves as (``EMPA-Bench-v13``, or that id with
+    """The versioned id the run's environment behaves as (``EMPA-Bench-v14``, or that id with
     what differs); ``None`` for a store written before the environment was described."""
     from empa_env.versions import id_for
 

@@ -2,14 +2,14 @@
 
 Importing this package registers the Gymnasium ids (:mod:`empa_env.versions` lists them all):
 
-* ``EMPA-v13``: episodes on the generated training pool (never the benchmark suite);
-* ``EMPA-Bench-v13``: episodes on the 30-case benchmark suite ``empa30-v1``;
+* ``EMPA-v14``: episodes on the generated training pool (never the benchmark suite);
+* ``EMPA-Bench-v14``: episodes on the 30-case benchmark suite ``empa30-v1``;
 * ``EMPA-v0``, ``EMPA-Bench-v0``: the same pools with v0's judge (see :mod:`empa_env.versions`);
 * ``EMPA-v1`` to ``EMPA-v4``, ``EMPA-Bench-v1`` to ``EMPA-Bench-v4``: registered so that old
   configurations still make an environment, with Gymnasium's warning that they are out of date
   (their judges are not kept).
 
-``gymnasium.make("empa_env:EMPA-v13")`` imports the package for you.
+``gymnasium.make("empa_env:EMPA-v14")`` imports the package for you.
 
 The public names below (``EMPAEnv``, ``Case``, the role interfaces, ...) are loaded on first
 access, so that light entry points such as ``empa --help`` do not pay for the simulation's imports.

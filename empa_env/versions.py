@@ -303,36 +303,63 @@ VERSIONS: tuple[EnvVersion, ...] = (
         "four hundred), never with a year; takes no verb after a modal for a thing ('you must "
         "miss teaching music'); answers 'what's your daughter's name?' with the line that names "
         "her, 'does he live anywhere near you?' with where, 'how far?' with a distance, IDR "
-        "reward",
-        digest="1ea445ffb65b8a52",
+        "reward; superseded by v14 (its hearing is no longer in the package)",
     ),
     EnvVersion(
         "EMPA-Bench-v13",
         BENCHMARK_SUITE,
         {},
-        "the 30 benchmark cases; the reading judge and the offline user of v13, IDR reward",
-        digest="f98ee10d5ce7e470",
+        "the 30 benchmark cases; the reading judge and the offline user of v13, IDR reward; "
+        "superseded by v14 (its hearing is no longer in the package)",
+    ),
+    EnvVersion(
+        "EMPA-v14",
+        "generated",
+        {},
+        "the generated training pool; the reading judge of credit-v9 (a sentence with a word of "
+        "theirs out of its grammatical place grounds nothing, neither by the word nor by a "
+        "feeling said back; the reading knows more of where a word may stand: 'No wonder "
+        "Honestly keeps coming back', 'years keeps', 'carrying proud for years', 'holding up "
+        "with stuck?', 'did keeps' are slotted frames, 'feeling proud is fair', 'afraid to tell "
+        "her' and 'your pa' are not) and the offline user of v13 that sets right someone's work "
+        "said as another ('her years as a nurse' -> a school secretary, 'working down at the "
+        "mine' -> their own work, 'driving buses' -> 'drove trams'), a month or a weekday they "
+        "never said ('by September' -> August), a number with what it counts ('a ten-year-old' "
+        "-> twelve-year-old) and never with a year for an age, a wrong name with the name of the "
+        "same title ('Aunty Rangi' -> Aunty Mere) or first in a sentence with its clause "
+        "('Jeroen, who cooks'); hears 'I'd be interested to know what ...' and 'I didn't catch "
+        "the name of ...' as questions and 'we don't have to go there' as no goodbye; says a "
+        "name back with its capital, IDR reward",
+        digest="c1612f80e17f06ba",
+    ),
+    EnvVersion(
+        "EMPA-Bench-v14",
+        BENCHMARK_SUITE,
+        {},
+        "the 30 benchmark cases; the reading judge and the offline user of v14, IDR reward",
+        digest="f8d855311b1efb3c",
     ),
 )
 BY_ID: dict[str, EnvVersion] = {v.id: v for v in VERSIONS}
 
 #: The ids a run gets by default.
-TRAINING_ID = "EMPA-v13"
-BENCHMARK_ID = "EMPA-Bench-v13"
+TRAINING_ID = "EMPA-v14"
+BENCHMARK_ID = "EMPA-Bench-v14"
 
 #: The probe: replies of several kinds (a feeling reflected, a question, a summary, advice, an
 #: apology, praise, a short generic line, a harmful suggestion, a platitude, a tie the user may not
 #: have, a feeling said back in a broken frame, a push to secrecy no rule lists, a question and a
 #: wrong claim about who the user is, a push to isolation said as an opinion; a question after a
 #: leading clause comes second, a question of where they grew up third, of where someone of theirs
-#: lives fourth, a joke without a marker word sixth, a stock frame with a word where no subject
-#: can stand eighth and a question put as a statement ninth, before the replies
-#: that may end an episode) played in this order on each probed case.
+#: lives fourth, their work said as another fifth, a joke without a marker word seventh, a stock
+#: frame with a word where no subject can stand ninth and a question put as a statement tenth,
+#: before the replies that may end an episode) played in this order on each probed case.
 PROBE_REPLIES: tuple[str, ...] = (
     "That sounds like a lot to carry. What has been the hardest part of it for you?",
     "When you first told someone about it, what did they say to you?",
     "Did you grow up around here, or somewhere quite different?",
     "Does your brother live anywhere near you, or far away?",
+    "All those years working down at the warehouse must have worn you out.",
     "It sounds as if nobody around you really noticed how much this took out of you.",
     "Honestly, your kettle sounds like it holds a grudge against mornings.",
     "Who else knows about this, and how did they take it?",

@@ -5,7 +5,7 @@ own ``GenericEnvClient`` and the typed ``EMPAEnvClient`` play an episode each (~
 
 The server is the command you would run yourself (``empa serve`` is the same):
 
-    python -m empa_env.integrations.openenv.server --env EMPA-Bench-v13 --port 8000
+    python -m empa_env.integrations.openenv.server --env EMPA-Bench-v14 --port 8000
 """
 
 import socket
@@ -22,7 +22,7 @@ with socket.socket() as s:
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
 server = subprocess.Popen(
-    [sys.executable, "-m", "empa_env.integrations.openenv.server", "--env", "EMPA-Bench-v13",
+    [sys.executable, "-m", "empa_env.integrations.openenv.server", "--env", "EMPA-Bench-v14",
      "--port", str(port)]
 )  # fmt: skip
 url = f"http://127.0.0.1:{port}"

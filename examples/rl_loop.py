@@ -6,7 +6,7 @@ episode's EPM metrics. Runs offline in about a second:
 
 import gymnasium as gym
 
-import empa_env  # noqa: F401  (registers EMPA-v13 and EMPA-Bench-v13)
+import empa_env  # noqa: F401  (registers EMPA-v14 and EMPA-Bench-v14)
 
 
 def my_policy(messages: list[dict[str, str]]) -> str:
@@ -16,7 +16,7 @@ def my_policy(messages: list[dict[str, str]]) -> str:
     return f'It sounds like "{first_words}..." is weighing on you. What part of it stays with you most?'
 
 
-env = gym.make("EMPA-v13")  # the generated training pool; "EMPA-Bench-v13" is the 30-case suite
+env = gym.make("EMPA-v14")  # the generated training pool; "EMPA-Bench-v14" is the 30-case suite
 obs, info = env.reset(seed=0)
 print(f"case {info['case_id']} (P_0 = {info['p0']}, dominant axis {info['dominant_axis']})")
 print("user:", obs)

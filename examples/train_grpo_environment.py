@@ -43,8 +43,8 @@ trainer = GRPOTrainer(
     model=model,
     args=args,
     processing_class=tokenizer,
-    train_dataset=empa_dataset("EMPA-v13", cases=8),  # EMPA: one row per case
-    environment_factory=lambda: EMPAToolEnv("EMPA-v13", **short),  # EMPA: the environment
+    train_dataset=empa_dataset("EMPA-v14", cases=8),  # EMPA: one row per case
+    environment_factory=lambda: EMPAToolEnv("EMPA-v14", **short),  # EMPA: the environment
     reward_funcs=[epm_index_reward],  # EMPA: EPM-Index (GRPOConfig's reward_weights to weigh it)
 )
 trainer.train()

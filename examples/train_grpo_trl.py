@@ -24,7 +24,7 @@ use_offline_hub()  # this script is a process start: keep Hugging Face offline
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")  # TRL marks rollout_func experimental
 
 env_kwargs = {"max_turns": 3, "epm_overrides": {"min_turns": 2}}  # short demo episodes
-cases = env_case_ids(gym.make("EMPA-v13", **env_kwargs))[:8]
+cases = env_case_ids(gym.make("EMPA-v14", **env_kwargs))[:8]
 model, tokenizer = build_tiny_causal_lm(seed=0)
 args = GRPOConfig(
     output_dir="runs/example-grpo-trl",
@@ -40,7 +40,7 @@ args = GRPOConfig(
     **no_checkpointing(GRPOConfig),
 )
 trainer, rollout = empa_grpo_trainer(
-    model, tokenizer, args, cases, lambda: gym.make("EMPA-v13", **env_kwargs), max_new_tokens=12
+    model, tokenizer, args, cases, lambda: gym.make("EMPA-v14", **env_kwargs), max_new_tokens=12
 )
 trainer.train()
 rollout.close()

@@ -29,7 +29,7 @@ use_offline_hub()  # this script is a process start: keep Hugging Face offline
 
 model, tokenizer = build_tiny_causal_lm(seed=0)
 env_kwargs = {"max_turns": 6, "epm_overrides": {"min_turns": 3}}  # short demo episodes
-cases = env_case_ids(gym.make("EMPA-v13"))[: args.cases]
+cases = env_case_ids(gym.make("EMPA-v14"))[: args.cases]
 args = MICAConfig(
     output_dir="runs/example-mica",
     estimator="mica",

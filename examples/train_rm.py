@@ -27,7 +27,7 @@ parser.add_argument("--epochs", type=int, default=2, help="passes over the train
 args = parser.parse_args()
 use_offline_hub()  # this script is a process start: keep Hugging Face offline
 
-env = gym.make("EMPA-v13")
+env = gym.make("EMPA-v14")
 pairs = []
 for case in [c.id for c in env.unwrapped.cases][: args.cases]:
     rng = random.Random(0)

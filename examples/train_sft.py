@@ -12,7 +12,7 @@ import random
 
 import gymnasium as gym
 
-import empa_env  # noqa: F401  (registers EMPA-v13)
+import empa_env  # noqa: F401  (registers EMPA-v14)
 from baselines.training import use_offline_hub
 from baselines.training.hf.data import SFTFilter, sft_examples
 from baselines.training.hf.sft import SFTRunConfig, train_sft
@@ -29,7 +29,7 @@ GOOD = [
     s for s in STRATEGIES if s.name in ("validate+clarify", "clarify+affirm", "validate+affirm")
 ]
 
-env = gym.make("EMPA-v13")
+env = gym.make("EMPA-v14")
 cases = [c.id for c in env.unwrapped.cases][: args.cases]
 trajectories = []
 for case in cases:

@@ -1,12 +1,12 @@
 """Time a MICA optimiser step with 1 and 2 torch threads and with torch's default.
 
-    python -m perf.perf_mica_threads                    # tiny Llama, EMPA-v13 (lexicon)
+    python -m perf.perf_mica_threads                    # tiny Llama, EMPA-v14 (lexicon)
     python -m perf.perf_mica_threads --hidden 256 --layers 4 --steps 3
 
 Each setting runs in a fresh process (``OMP_NUM_THREADS``/``MKL_NUM_THREADS`` removed from its
 environment, so "default" is what torch picks on its own; ``1`` and ``2`` are
 ``MICAConfig.torch_threads``). A step is: roll out ``B x K`` whole episodes of the real
-``EMPA-v13`` (offline actor/director, lexicon judger, ``max_turns`` 12) with the model, compute the
+``EMPA-v14`` (offline actor/director, lexicon judger, ``max_turns`` 12) with the model, compute the
 advantages, one backward over every turn, one optimiser update. One warm-up step is not timed.
 Prints seconds per step (median and best) per setting, and the speed-up over the default.
 """
@@ -33,7 +33,7 @@ def time_steps(args: argparse.Namespace, threads: int) -> dict[str, float | int]
     import torch
     from transformers import TrainerCallback
 
-    import empa_env  # noqa: F401  (registers EMPA-v13)
+    import empa_env  # noqa: F401  (registers EMPA-v14)
     from baselines.training.hf.tiny import TinyConfig, build_tiny_causal_lm
     from baselines.training.mica.trainer import MICAConfig, MICATrainer, case_dataset, env_case_ids
 
@@ -51,7 +51,7 @@ def time_steps(args: argparse.Namespace, threads: int) -> dict[str, float | int]
             marks.append(time.perf_counter())
 
     env_kwargs: dict[str, Any] = {"max_turns": 12, "judger": "lexicon"}
-    probe = gym.make("EMPA-v13", **env_kwargs)
+    probe = gym.make("EMPA-v14", **env_kwargs)
     cases = env_case_ids(probe)[: args.b * (args.steps + 1)]
     probe.close()
     with tempfile.TemporaryDirectory() as out:
@@ -96,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     passed = [a for a in (argv if argv is not None else sys.argv[1:])]
     print(
         f"MICA step, tiny Llama hidden {args.hidden} x {args.layers} layers, B={args.b} K={args.k},"
-        f" EMPA-v13 max_turns 12 (lexicon judger), {os.cpu_count()} CPUs"
+        f" EMPA-v14 max_turns 12 (lexicon judger), {os.cpu_count()} CPUs"
     )
     results = {s: run_setting(s, passed) for s in SETTINGS}
     base = results["default"]["median_s"]

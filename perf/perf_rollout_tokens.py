@@ -4,7 +4,7 @@ reusing the prefix (one token stream per conversation, its KV cache carried acro
     python -m perf.perf_rollout_tokens                         # Llama 256 x 4, 12 turns
     python -m perf.perf_rollout_tokens --hidden 64 --layers 2 --episodes 2 --turns 4
 
-Three ways to play the same ``--episodes`` episodes of the real ``EMPA-v13`` (offline roles,
+Three ways to play the same ``--episodes`` episodes of the real ``EMPA-v14`` (offline roles,
 lexicon judger, ``max_turns = --turns``, the episode cannot end earlier) with a randomly
 initialised Llama (greedy replies of ``--max-new-tokens``):
 
@@ -57,7 +57,7 @@ def measure(args: argparse.Namespace) -> dict[str, dict[str, float]]:
     import gymnasium as gym
     import torch
 
-    import empa_env  # noqa: F401  (registers EMPA-v13)
+    import empa_env  # noqa: F401  (registers EMPA-v14)
     from baselines.training.hf.tiny import TinyConfig, build_tiny_causal_lm
     from baselines.training.mica.rollout import GenerationSettings, play_episodes
     from baselines.training.mica.trainer import env_case_ids
@@ -71,7 +71,7 @@ def measure(args: argparse.Namespace) -> dict[str, dict[str, float]]:
         "max_turns": args.turns, "judger": "lexicon",
         "epm_overrides": {"min_turns": args.turns},
     }  # fmt: skip
-    envs = [gym.make("EMPA-v13", **env_kwargs) for _ in range(args.episodes)]
+    envs = [gym.make("EMPA-v14", **env_kwargs) for _ in range(args.episodes)]
     cases = env_case_ids(envs[0])[: args.episodes]
     results: dict[str, dict[str, float]] = {}
     for mode in MODES:

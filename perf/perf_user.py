@@ -443,6 +443,10 @@ FRESH2_PROBES = BLIND_PROBES.with_name("fresh2_probes.jsonl")
 #: sections: 60 questions, 60 mistakes, 30 attentive replies), never read by anyone who changed
 #: the user: odd cases ``fresh3_dev``, even ``fresh3_heldout``; counted as the second set is.
 FRESH3_PROBES = BLIND_PROBES.with_name("fresh3_probes.jsonl")
+#: The fourth fresh set (v14's session, by a helper that read only the cases' persona and story
+#: sections: 60 questions, 60 mistakes, 30 attentive replies), never read by anyone who changed
+#: the user: odd cases ``fresh4_dev``, even ``fresh4_heldout``; counted as the second set is.
+FRESH4_PROBES = BLIND_PROBES.with_name("fresh4_probes.jsonl")
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
@@ -513,7 +517,14 @@ def blind_probes(env: EMPAEnv, split: str) -> dict[str, tuple[int, int]]:
 
     rows = [
         json.loads(line)
-        for probes in (BLIND_PROBES, PERSONA_PROBES, FRESH_PROBES, FRESH2_PROBES, FRESH3_PROBES)
+        for probes in (
+            BLIND_PROBES,
+            PERSONA_PROBES,
+            FRESH_PROBES,
+            FRESH2_PROBES,
+            FRESH3_PROBES,
+            FRESH4_PROBES,
+        )  # fmt: skip
         for line in probes.read_text("utf-8").splitlines()
     ]
     rows = [r for r in rows if r["split"] == split]
@@ -562,9 +573,9 @@ def _play_blind(
         heard.clear()
         obs, _r, term, _t, info = trial.step(r["reply"])
         kind = r["kind"]
-        bare_numbers_off = r["split"].startswith(("fresh2", "fresh3"))  # see _strict
+        bare_numbers_off = r["split"].startswith(("fresh2", "fresh3", "fresh4"))  # see _strict
         if kind == "question":
-            key, ok = ("question (kept back)" if r["stage_fact"] else "question"), _says(
+            key, ok = ("question (kept back)" if r.get("stage_fact") else "question"), _says(
                 obs, _strict(r["expect_any"]) if bare_numbers_off else r["expect_any"])  # fmt: skip
         elif kind == "mistake":
             key, ok = (
@@ -678,7 +689,7 @@ def report_reading(env: EMPAEnv, cases: list[str]) -> None:
              "attentive, not 'set right'": 0.97}  # fmt: skip
     for split in (
         "dev", "heldout", "fresh_dev", "fresh_heldout", "fresh2_dev", "fresh2_heldout",
-        "fresh3_dev", "fresh3_heldout",
+        "fresh3_dev", "fresh3_heldout", "fresh4_dev", "fresh4_heldout",
     ):  # fmt: skip
         print(f"blind probes, {split} (written from the story text by a session that never read "
               "the code):")  # fmt: skip

@@ -50,7 +50,7 @@ from empa_env.integrations.trl import EMPAToolEnv  # noqa: E402
 from empa_env.spaces import UnicodeText  # noqa: E402
 from empa_env.testing.policies import attuned  # noqa: E402
 
-ENV_ID = "EMPA-Bench-v13"
+ENV_ID = "EMPA-Bench-v14"
 
 
 @dataclass

@@ -7,8 +7,8 @@ and best wall time with the machine's load average (the machines are shared: com
 one run, not figures from different runs):
 
 * ``empa --help`` (the parser of every subcommand, built from the ``empa.commands`` entry points);
-* ``gymnasium.make("EMPA-v13")`` (the generated 600-case pool is built lazily, on the first reset);
-* ``gymnasium.make("EMPA-v13")`` followed by the first ``reset`` (what an RL loop waits for);
+* ``gymnasium.make("EMPA-v14")`` (the generated 600-case pool is built lazily, on the first reset);
+* ``gymnasium.make("EMPA-v14")`` followed by the first ``reset`` (what an RL loop waits for);
 * ``python -c pass`` (the interpreter alone, the floor).
 """
 
@@ -25,12 +25,12 @@ import time
 COMMANDS: dict[str, list[str]] = {
     "python -c pass": [sys.executable, "-c", "pass"],
     "empa --help": [sys.executable, "-m", "empa_env.cli", "--help"],
-    'gym.make("EMPA-v13")': [
-        sys.executable, "-c", "import gymnasium, empa_env; gymnasium.make('EMPA-v13')",
+    'gym.make("EMPA-v14")': [
+        sys.executable, "-c", "import gymnasium, empa_env; gymnasium.make('EMPA-v14')",
     ],
-    'gym.make("EMPA-v13") + reset': [
+    'gym.make("EMPA-v14") + reset': [
         sys.executable, "-c",
-        "import gymnasium, empa_env; gymnasium.make('EMPA-v13').reset(seed=0)",
+        "import gymnasium, empa_env; gymnasium.make('EMPA-v14').reset(seed=0)",
     ],
 }  # fmt: skip
 

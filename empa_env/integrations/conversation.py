@@ -18,7 +18,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 
 #: The environment every door plays unless told otherwise: the 30 benchmark cases.
-DEFAULT_ENV_ID = "EMPA-Bench-v13"
+DEFAULT_ENV_ID = "EMPA-Bench-v14"
 
 #: What a policy that answers in plain text is told (the verifiers door's system prompt).
 SYSTEM_PROMPT = (

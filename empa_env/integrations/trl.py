@@ -13,8 +13,8 @@ result is what the person says back. A few lines in a GRPO script::
 
     trainer = GRPOTrainer(
         model=model, args=GRPOConfig(...), processing_class=tokenizer,
-        train_dataset=empa_dataset("EMPA-v13", cases=64),      # one row per case: prompt, case, seed
-        environment_factory=lambda: EMPAToolEnv("EMPA-v13"),   # get_reward: the episode's IDR return
+        train_dataset=empa_dataset("EMPA-v14", cases=64),      # one row per case: prompt, case, seed
+        environment_factory=lambda: EMPAToolEnv("EMPA-v14"),   # get_reward: the episode's IDR return
         reward_funcs=[epm_index_reward], # optional: EPM-Index (give it weight 0 to log it only)
     )
 
@@ -44,8 +44,8 @@ class EMPAToolEnv:
     """One EMPA episode per rollout, played through the ``reply`` tool (see the module).
 
     Args:
-        env_id: a registered EMPA id (``EMPA-v13``: the generated training pool, never the
-            benchmark cases; ``EMPA-Bench-v13``: the 30 cases).
+        env_id: a registered EMPA id (``EMPA-v14``: the generated training pool, never the
+            benchmark cases; ``EMPA-Bench-v14``: the 30 cases).
         conversation: play this :class:`~empa_env.integrations.conversation.Conversation`
             instead (an environment you built, e.g. over a shared ``EnvContext``).
         env_kwargs: ``gymnasium.make``'s keywords (``judger=...``, ``max_turns=...``).
@@ -56,7 +56,7 @@ class EMPAToolEnv:
 
     def __init__(
         self,
-        env_id: str = "EMPA-v13",
+        env_id: str = "EMPA-v14",
         *,
         conversation: Conversation | None = None,
         **env_kwargs: Any,
@@ -130,7 +130,7 @@ def success_reward(environments: Sequence[EMPAToolEnv], **_: Any) -> list[float 
 
 
 def dataset_rows(
-    env_id: str = "EMPA-v13",
+    env_id: str = "EMPA-v14",
     cases: int | Sequence[str] | None = None,
     *,
     seed: int = 0,
@@ -161,7 +161,7 @@ def dataset_rows(
 
 
 def empa_dataset(
-    env_id: str = "EMPA-v13", cases: int | Sequence[str] | None = None, **kwargs: Any
+    env_id: str = "EMPA-v14", cases: int | Sequence[str] | None = None, **kwargs: Any
 ) -> Any:
     """:func:`dataset_rows` as a ``datasets.Dataset`` (the ``train`` extra)."""
     from datasets import Dataset

@@ -7,7 +7,7 @@ conversation written as plain async Python). Both are found by id: ``empa`` (the
 
     vf-eval empa --model MODEL --client.base-url http://127.0.0.1:8000/v1 --no-push -n 30
 
-* :class:`EMPATaskset`: one task per case of the environment's pool (``EMPA-Bench-v13``: the
+* :class:`EMPATaskset`: one task per case of the environment's pool (``EMPA-Bench-v14``: the
   30 cases), each with its reset seed;
 * :class:`EMPAVerifiersEnv`: the model under test plays the policy seat (``agent``); the
   environment's response to each of its messages is EMPA's ``step``: the Judger, the Director
@@ -37,7 +37,7 @@ class EMPATasksetConfig(vf.TasksetConfig):
     """``--env.taskset.*``: which episodes, and the weights of the EPM rubric."""
 
     env_id: str = DEFAULT_ENV_ID
-    """The EMPA environment (``EMPA-Bench-v13``: the 30 cases; ``EMPA-v13``: the training pool)."""
+    """The EMPA environment (``EMPA-Bench-v14``: the 30 cases; ``EMPA-v14``: the training pool)."""
     cases: list[str] | None = None
     """Case ids to play (``None``: every case of the environment's pool)."""
     seed: int = 0

@@ -4,7 +4,7 @@ client layer they share (retries, timeouts, per-model concurrency, SQLite cache,
 A role given as ``"llm:MODEL"`` is built by :func:`llm_actor`, :func:`llm_director` or
 :func:`llm_judger` from the run's :class:`~empa_env.llm.options.LLMOptions`::
 
-    gymnasium.make("EMPA-v13", judger="llm:openai/smollm2", director="llm:openai/smollm2",
+    gymnasium.make("EMPA-v14", judger="llm:openai/smollm2", director="llm:openai/smollm2",
                    llm_options={"api_base": "http://127.0.0.1:8080/v1", "cache_path": "c.sqlite"})
 
 Options: the client's (``api_base``, ``api_key``, ``api_key_env``, ``timeout``, ``max_retries``,

@@ -56,8 +56,17 @@ from empa_env.reading.reply import (
 from empa_env.reading.tokens import Token, tokens_of, word_set
 from empa_env.reading.world import PRONOUN_IS
 
-#: The rules' version (part of the judge's identity).
-CREDIT_RULES = "credit-v8"
+#: The rules' version (part of the judge's identity). credit-v9: a sentence with a word of theirs
+#: out of its grammatical place (:attr:`~empa_env.reading.reply.SentenceReading.slotted`) grounds
+#: nothing, neither by its references nor by a feeling said back (credit-v8 only read it for no
+#: paraphrase, and "How are you holding up with stuck?" earned A and P for "stuck"); and the
+#: reading knows more of where a word may stand (:func:`empa_env.reading.world.in_place`: a
+#: capitalised word that is no name of theirs, a plural before a singular verb, a feeling
+#: adjective alone after a verb that takes none, a state of theirs set as a bare noun, a negation
+#: or "do" before a full verb are out of place; a verb after "to", the complement of a linking
+#: verb and a tie of theirs are in place) and hears a question put as a wish to know ("I'd be
+#: interested to know what ...").
+CREDIT_RULES = "credit-v9"
 #: Summed generic credit a reply may earn (spread over the axes it earns on).
 GENERIC_TOTAL = 0.5
 #: Generic credit is whole only for a reply whose own words come near what the user said (its
@@ -299,6 +308,12 @@ def sentence_credit(
     )
     if NO_PARAPHRASE < s.meaning < MEANING_DENIES:
         paraphrase = 0  # its whole meaning is far from what they said: no paraphrase at all
+    if s.slotted:
+        # a word of theirs out of its grammatical place ("How are you holding up with stuck?",
+        # "You've been carrying proud for a long time"): a stock frame with a slot filled speaks
+        # of nothing of theirs, neither by the word nor by a feeling said back; it earns as a
+        # line that fits any conversation
+        refs, paraphrase = [], 0
     # how near a story of one's own is to their last message (computed for those alone)
     similarity = _topic_similarity(s, topic) if disclosing else -1.0
     if disclosing and s.addressee != "user":
@@ -321,7 +336,7 @@ def sentence_credit(
     # head alone, on a statement without one, only weakens a question ("You're up half the night
     # reliving that fight with your son": advice .61 by the head, a reflection by its form)
     advice = 1.0 if "advice" in acts else min(p.get("advice", 0.0), ADVICE_WITHOUT_FORM)
-    feelings_ok = bool(s.attributed) and not s.misreadings
+    feelings_ok = bool(s.attributed) and not s.misreadings and not s.slotted
     # one word of theirs in a stock frame is no reflection: it earns as a generic line does; a
     # story of one's own that tells of the same things in other words is shared experience
     grounding = 1.0 if n >= 2 or (n >= 1 and (feelings_ok or (disclosing and paraphrase))) else 0.0

@@ -297,6 +297,12 @@ _ASKING = (
     ("keen", "to", "hear"), ("haven't", "said"), ("haven't", "mentioned"),
     ("haven't", "told", "me"), ("didn't", "say"), ("didn't", "mention"), ("not", "clear"),
     ("unclear",), ("help", "me", "picture"), ("help", "me", "see"), ("fill", "me", "in"),
+    # "I'd be interested to know what ...", "It would be good to learn who ...": whoever wants
+    # it, what is asked follows (a question word of theirs, :func:`_asks_of_them`)
+    ("to", "know"), ("to", "learn"), ("to", "find", "out"),
+    # a name the writer missed ("I don't think I caught the name of the restaurant")
+    ("catch", "the", "name"), ("caught", "the", "name"), ("got", "the", "name"),
+    ("get", "the", "name"),
 )  # fmt: skip
 #: Openers of a request that name what they ask for after them ("Remind me who ...").
 _ASKING_OPENERS = (("remind", "me"), ("fill", "me", "in"))
@@ -317,7 +323,11 @@ def _requests(words: list[str], joined: str) -> bool:
         if has_phrase(joined, p):
             at = joined.index(f" {' '.join(p)} ")
             rest = joined[at + len(" ".join(p)) + 1 :].split()
-            if _asks_of_them(rest[:7]) or p[-1] in ("hear", "in"):
+            if (
+                _asks_of_them(rest[:7])
+                or p[-1] in ("hear", "in")
+                or (p[-1] == "name" and rest[:1] == ["of"])
+            ):
                 return True
             # "..., and I'd be glad to know": the question clause before, closing the sentence
             if not rest[:3] and _asks_of_them(joined[:at].split()):
@@ -548,6 +558,30 @@ def _closing(words: list[str], tokens: tuple[Token, ...], question: bool) -> boo
                 continue
             if words[0] == "if" or has_phrase(joined, ("if", "you")):
                 continue
+            if _not_leaving(words, phrase):
+                continue
+            return True
+    return False
+
+
+#: Words after "go" that make it a going into a subject, not a leave-taking ("we don't have to
+#: go there", "we can go into that later").
+_GO_INTO = word_set("there into through over")
+
+
+def _not_leaving(words: list[str], phrase: tuple[str, ...]) -> bool:
+    """Whether a leave-taking phrase is denied or goes somewhere in the talk: a negation within
+    three words before it ("We don't have to go there unless you want to"), or "go" on into a
+    subject ("... have to go there", "need to go into it")."""
+    lex = lexicon()
+    n = len(phrase)
+    for i in range(len(words) - n + 1):
+        if tuple(words[i : i + n]) != phrase:
+            continue
+        before = words[max(0, i - 3) : i]
+        if any(w in lex.negations or w.endswith("n't") for w in before):
+            return True
+        if phrase[-1] == "go" and words[i + n : i + n + 1] and words[i + n] in _GO_INTO:
             return True
     return False
 

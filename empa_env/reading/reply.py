@@ -85,6 +85,10 @@ class SentenceReading:
     #: of its own to compare): a sentence about puzzles is as far from this user as from anyone,
     #: so its :attr:`paraphrase` is near 0 while its closeness stays low.
     closeness: float = -1.0
+    #: A word of the user's stands out of its grammatical place in it, or a word where no subject
+    #: can (:func:`empa_env.reading.world.slotted`): a stock frame with a slot filled, which
+    #: speaks of nothing of theirs ("How are you holding up with stuck?").
+    slotted: bool = False
     #: The world the sentence was read against (for :attr:`meaning`, read when first asked).
     world: UserWorld | None = field(default=None, compare=False, repr=False)
     #: How likely each act is, by the learned act head (:mod:`empa_env.reading.act_head`; empty
@@ -457,6 +461,7 @@ def _read_sentence(cut: Cut, world: UserWorld, code: str) -> SentenceReading:
         amounts=core.amounts,
         paraphrase=paraphrase,
         closeness=closeness,
+        slotted=framed,
         world=world,
         act_probs=probs if ok else {},
         harm_probs=harms if ok else {},

@@ -22,14 +22,21 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Container, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 
 from empa_env.bounded_cache import lru_bytes
-from empa_env.reading.lexicon import is_english_word, lemma, lexicon, meanings, parts_of_speech
+from empa_env.reading.lexicon import (
+    is_english_word,
+    lemma,
+    lexicon,
+    meanings,
+    parts_of_speech,
+    verb_lemma,
+)
 from empa_env.reading.tokens import Token, sentences_of, tokens_of, word_set
 
 #: Closeness of meaning at which a word of a reply refers to a word of the user's.
@@ -585,7 +592,53 @@ _SUBJECT_NEXT = word_set(
 )
 
 
-def in_place(tokens: Sequence[Token], k: int) -> bool:
+#: Words after which a verb stands as the verb of its subject: subject pronouns and "that",
+#: "this", "who", "which" as pronouns ("where you live", "That says a lot", "the things that made
+#: you").
+_SUBJECT_BEFORE_VERB = word_set("i you we they he she it that this who which")
+#: Third-person singular verbs: the word before them, when it is their subject, is no plural.
+_AGREES_SINGULAR = word_set(
+    "is was keeps has does seems sounds comes goes makes isn't wasn't hasn't doesn't"
+)
+#: Verbs an adjective follows as their complement ("feel proud", "got angry", "stays quiet"),
+#: by lemma; after any other verb an adjective stands only to open a noun phrase ("carrying heavy
+#: bags"), never alone ("carrying proud for years").
+_TAKES_ADJECTIVE = word_set(
+    "be feel seem look sound become get grow stay remain keep go turn come appear prove end fall "
+    "act make leave find consider call think believe sit stand lie run break set hold play say "
+    "die marry taste smell wear ring rest wait sleep wake arrive return walk live hang cut paint "
+    "want like need prefer do"
+)
+#: Words an adjective that stands after a noun can open its complement with ("a morning full of
+#: calls", "kids ready to go").
+_COMPLEMENT_OPENERS = word_set("of to with enough")
+
+
+#: An adjective that is as much an adverb ("living alone", "doing fine").
+_ALSO_ADVERB = word_set("alone")
+
+
+def _adjective_only(word: str, pos: frozenset[str]) -> bool:
+    """Whether a word is an adjective and nothing else a sentence can use after a verb: one the
+    lexicon knows only as an adjective, or a feeling adjective it also lists as an adverb
+    ("proud"); not one a verb takes as its adverb ("working hard", "living alone")."""
+    if pos == frozenset({"ADJ"}):
+        return True
+    return (
+        pos == frozenset({"ADJ", "ADV"}) and word not in _ALSO_ADVERB and bool(feeling_family(word))
+    )
+
+
+def _verb_form(t: Token) -> bool:
+    """Whether a word is a verb in an inflected form that only a verb has here: a participle or
+    a past ("carrying", "carried", "kept"), not a base or an -s form a noun shares ("make your
+    father proud", "see the kids happy")."""
+    if "VERB" not in parts_of_speech(t.text) or t.capital:
+        return False
+    return t.text.endswith("ing") or (t.text != verb_lemma(t.text) and not t.text.endswith("s"))
+
+
+def in_place(tokens: Sequence[Token], k: int, names: Container[str] | None = None) -> bool:
     """Whether the word at ``k`` stands where its part of speech can stand: a noun slot (after a
     determiner, a possessive or a preposition) takes a noun, an adjective or a gerund; a verb
     slot (after "to" or an auxiliary) a verb, unless a bare verb follows it (then it is the
@@ -593,16 +646,55 @@ def in_place(tokens: Sequence[Token], k: int) -> bool:
     number alone is out of place); a state slot ("so", "feel") an adjective or a
     participle; a subject slot (before "keeps", "would", "is") a noun, a pronoun or a gerund,
     and not, without a determiner, a word that is an adjective or a noun only ("silly is");
-    an adjective in a noun slot must open a noun phrase ("think about sad?" is out of place).
-    Words the lexicon does not know (names, rare words) are taken as they come."""
+    an adjective in a noun slot must open a noun phrase ("think about sad?" is out of place);
+    a plural noun is no subject of a singular verb ("No wonder years keeps coming back"), unless
+    a number measures it ("Five years is a long time"); an adjective after a verb that takes none
+    as its complement must open a noun phrase ("You've been carrying proud for a long time" is
+    out of place). Words the lexicon does not know (names, rare words) are taken as they come, and
+    so is a capitalised word: a name, or, with ``names`` given (the user's names), only one of
+    those or a word the lexicon does not know ("No wonder Honestly keeps coming back", the first
+    word of their message, is read as the adverb it is)."""
     t = tokens[k]
     lex = lexicon()
     pos = parts_of_speech(t.text)
     if t.text.isdigit() or t.text in lex.numbers:
         pos = frozenset({"NUM"})
-    if not pos or t.capital and "'" not in t.text:  # a capital is a name; "You're" never is
+    if not pos:
         return True
-    nxt = tokens[k + 1].text if k + 1 < len(tokens) else ""
+    if t.capital and "'" not in t.text and (names is None or t.text in names):
+        return True  # a capital is a name; "You're" never is
+    # a mark between two words ("speak 'normal' is", "doesn't ask: caring") parts them: the word
+    # beside it is no neighbour in the sentence's grammar
+    nxt = tokens[k + 1].text if k + 1 < len(tokens) and tokens[k + 1].start - t.end <= 1 else ""
+    if k > 0 and t.start - tokens[k - 1].end > 1:
+        return True
+    prev = tokens[k - 1].text if k > 0 else ""
+    if lex.relation(t.text):
+        return True  # a tie of theirs is a noun wherever it stands ("your pa")
+    if "VERB" in pos and prev in _SUBJECT_BEFORE_VERB:
+        return True  # a verb after its subject ("where you live has landed", "that made you")
+    participle = t.text != verb_lemma(t.text) and not t.text.endswith(("s", "ing"))
+    if participle and prev in _NOUN_SLOT and parts_of_speech(nxt) & {"NOUN", "ADJ"}:
+        return True  # a participle opening a noun phrase ("a rated game", "the broken one")
+    before = parts_of_speech(prev) if k > 0 else frozenset()
+    if ("ADJ" in pos or participle) and (
+        ("CLOSED" in before and verb_lemma(prev) == "be")
+        or ("VERB" in before and verb_lemma(prev) in _TAKES_ADJECTIVE)
+    ):
+        # the complement of a verb that takes one ("feeling proud is fair", "being scared is no
+        # surprise")
+        return True
+    if (
+        nxt in _AGREES_SINGULAR and "NOUN" in pos and t.text != t.lemma and t.text.endswith("s")
+        and not prev.isdigit() and prev not in lex.numbers and prev != "of"
+    ):  # fmt: skip
+        return False  # "No wonder years keeps coming back to you": no subject of "keeps"
+    if (
+        k > 0 and _adjective_only(t.text, pos) and _verb_form(tokens[k - 1])
+        and verb_lemma(prev) not in _TAKES_ADJECTIVE and nxt not in _COMPLEMENT_OPENERS
+        and not (nxt and parts_of_speech(nxt) & {"NOUN", "ADJ", "PROPN"})
+    ):  # fmt: skip
+        return False  # "You've been carrying proud for a long time": no object, no complement
     if nxt in _SUBJECT_NEXT and not pos & {"NOUN", "PROPN", "PRON", "NUM"}:
         return t.text.endswith("ing")  # "No wonder beautiful keeps coming back": no subject
     if (
@@ -612,7 +704,8 @@ def in_place(tokens: Sequence[Token], k: int) -> bool:
         return False  # "It sounds like silly is weighing on you": an adjective, bare, as subject
     if k == 0:
         return True
-    prev = tokens[k - 1].text
+    if prev == "to" and "VERB" in pos:
+        return True  # "to" before a verb marks it ("afraid to tell her"), as a preposition does not
     if prev in _NOUN_SLOT or prev in lex.prepositions:
         if pos & {"NOUN", "PROPN", "NUM"} or t.text.endswith("ing"):
             return True
@@ -621,7 +714,7 @@ def in_place(tokens: Sequence[Token], k: int) -> bool:
         return "ADJ" in pos and bool(nxt)
     if prev in _VERB_SLOT:
         after = parts_of_speech(nxt) if nxt else frozenset()
-        if prev != "to" and after == frozenset({"VERB"}):
+        if prev != "to" and after == frozenset({"VERB"}) and nxt == verb_lemma(nxt):
             # "What does ___ bring up?": the auxiliary and a bare verb around it make it the
             # subject, where a bare noun, a pronoun or a gerund stands ("What does folded bring
             # up"); a word that can be an adjective is one there ("What does small bring up"),
@@ -649,25 +742,83 @@ _NOT_SUBJECT = word_set(
 )
 
 
+#: Words that cannot stand right before a full verb of the third person singular ("keeps",
+#: "seems", "has", "does"; not "is" or "was", which follow them in "All he did was call"): a
+#: negation or a form of "do" ("No wonder did keeps coming back", "Not keeps").
+_NOT_BEFORE_FULL_VERB = word_set("not do did don't didn't doesn't")
+#: Those full verbs.
+_FULL_THIRD_SINGULAR = word_set("keeps seems has does")
+
+
+_OBJECT_PRONOUNS = word_set("me you him her us them")
+#: Verbs a clause follows, not an object ("I think them seems far" has no subject).
+_CLAUSE_VERBS = word_set("think know believe guess hope suppose feel wonder bet reckon imagine")
+
+
 def no_subject(tokens: Sequence[Token], k: int) -> bool:
     """Whether the word at ``k`` stands before a verb that needs a third-person singular subject
-    and cannot be that subject (see :data:`_NOT_SUBJECT`): a word set where no English sentence
-    has one ("No wonder I'm keeps coming back to you"), whoever's word it is."""
+    and cannot be that subject (see :data:`_NOT_SUBJECT` and :data:`_NOT_BEFORE_FULL_VERB`; a
+    number other than "one" is none before "keeps": "No wonder five keeps coming back"): a
+    word set where no English sentence has one ("No wonder I'm keeps coming back to you"),
+    whoever's word it is."""
     if k + 1 >= len(tokens) or tokens[k + 1].text not in _THIRD_SINGULAR:
         return False
     w = tokens[k].text.replace("’", "'")
+    if (
+        k
+        and w in _OBJECT_PRONOUNS
+        and (
+            tokens[k - 1].text in lexicon().prepositions
+            or (
+                "VERB" in parts_of_speech(tokens[k - 1].text)
+                and verb_lemma(tokens[k - 1].text) not in _CLAUSE_VERBS
+            )
+        )
+    ):
+        # "one of them has", "believed in you is", "what you told me is": an object, the
+        # subject stands before it
+        return False
     if w in _NOT_SUBJECT:
         return True
+    verb = tokens[k + 1].text
+    if verb in _FULL_THIRD_SINGULAR and w in _NOT_BEFORE_FULL_VERB:
+        return True
+    if verb == "keeps" and w != "one" and (w.isdigit() or w in lexicon().numbers):
+        return True  # ("Thirty seems so young" and "Five has been hard" are sentences)
     lex = lexicon()
     pronoun = lex.first_person | lex.second_person | lex.third_person
     return ("'" in w and w in pronoun) or w in PRONOUN_IS
+
+
+#: Words after which the user's word is a state of theirs, an adjective or a participle ("I feel
+#: stuck", "nobody gets hurt", "I'm so cross").
+_STATE_BEFORE = word_set(
+    "feel feels felt feeling am i'm im is was were be been being get gets got getting so very too "
+    "really seem seems seemed look looks looked sound sounds"
+)
+
+
+@lru_cache(maxsize=4096)
+def _states_in(text: str) -> frozenset[str]:
+    """The words ``text`` uses as a state (see :data:`_STATE_BEFORE`), never as a noun (after a
+    determiner)."""
+    toks = tokens_of(text)
+    states = {
+        t.text for prev, t in zip(toks, toks[1:], strict=False)
+        if prev.text in _STATE_BEFORE and parts_of_speech(t.text) & {"ADJ", "VERB"}
+    }  # fmt: skip
+    nouns = {t.text for prev, t in zip(toks, toks[1:], strict=False) if prev.text in _NOUN_SLOT}
+    return frozenset(states - nouns)
 
 
 def slotted(tokens: Sequence[Token], world: UserWorld) -> bool:
     """Whether a content word of the user's own stands out of its grammatical place in the
     sentence ("No wonder beautiful keeps coming back to you"), or any word stands where no
     subject can (:func:`no_subject`, "No wonder I'm keeps coming back to you"): a stock frame with
-    a word slotted in, which says nothing of them in other words either."""
+    a word slotted in, which says nothing of them in other words either. A word they said as a
+    state of theirs ("I feel stuck") set alone after a preposition, as a noun that opens nothing,
+    is one too ("How are you holding up with stuck?")."""
+    states: frozenset[str] | None = None
     for k, t in enumerate(tokens):
         if no_subject(tokens, k):
             return True
@@ -675,9 +826,16 @@ def slotted(tokens: Sequence[Token], world: UserWorld) -> bool:
             t.text.isalpha()
             and not t.closed
             and (t.text in world.vocabulary or t.lemma in world.recent_lemmas)
-            and not in_place(tokens, k)
         ):
-            return True
+            if not in_place(tokens, k, world.names):
+                return True
+            if k and tokens[k - 1].text in lexicon().prepositions:
+                nxt = tokens[k + 1].text if k + 1 < len(tokens) else ""
+                if not nxt or not parts_of_speech(nxt) & {"NOUN", "ADJ", "PROPN"}:
+                    if states is None:
+                        states = _states_in(world.recent_text)
+                    if t.text in states:
+                        return True
     return False
 
 
@@ -743,7 +901,7 @@ def references(tokens: Sequence[Token], world: UserWorld) -> tuple[Reference, ..
             continue
         if t.lemma in lex.empathy_vocabulary and t.lemma not in world.items:
             continue
-        if not in_place(tokens, k):
+        if not in_place(tokens, k, world.names):
             continue
         same = world.items.get(t.lemma)
         if same is not None and same.kind != "person":

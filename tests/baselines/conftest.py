@@ -1,6 +1,6 @@
 """Shared helpers for the baselines tests: a minimal stand-in of the EMPA environment API.
 
-The trainer tests use the real ``EMPA-v13`` when it is importable; the stand-in keeps the trainer's
+The trainer tests use the real ``EMPA-v14`` when it is importable; the stand-in keeps the trainer's
 own logic testable on its own (and fast): the same ``reset``/``step``/``unwrapped.messages``/
 ``unwrapped.trajectory``/``info["epm"]`` surface, a deterministic reward that prefers replies
 containing a vowel-rich word, and fixed-length episodes.

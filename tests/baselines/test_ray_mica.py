@@ -64,7 +64,7 @@ def setting():
     torch.set_num_threads(1)  # as the trainer and the actors: ~30x faster on a busy 2-core CPU
     tokenizer = build_tokenizer()
     model, _ = build_tiny_causal_lm(tokenizer, seed=0)
-    envs = [gym.make("EMPA-v13", **ENV_KWARGS) for _ in range(8)]
+    envs = [gym.make("EMPA-v14", **ENV_KWARGS) for _ in range(8)]
     cases = [c.id for c in envs[0].unwrapped.cases][:2]
     yield model, tokenizer, envs, cases
     torch.set_num_threads(threads)
@@ -148,7 +148,7 @@ def pool(cluster):
     """Two rollout actors (one per worker node) for the tests below."""
     from baselines.training.ray_rollouts import RayRolloutPool
 
-    with RayRolloutPool(2, "EMPA-v13", ENV_KWARGS) as workers:
+    with RayRolloutPool(2, "EMPA-v14", ENV_KWARGS) as workers:
         yield workers
 
 

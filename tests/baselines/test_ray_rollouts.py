@@ -39,7 +39,7 @@ def setting():
     import empa_env  # noqa: F401
     from baselines.training.strategy.policy import build_policy
 
-    envs = [gym.make("EMPA-v13", max_turns=MAX_TURNS) for _ in range(4)]
+    envs = [gym.make("EMPA-v14", max_turns=MAX_TURNS) for _ in range(4)]
     cases = [c.id for c in envs[0].unwrapped.cases][:2]
     return build_policy(seed=3), envs, cases
 
@@ -108,7 +108,7 @@ def pool(cluster):
     """Two rollout actors (one per worker node), shared by the tests below."""
     from baselines.training.ray_rollouts import RayRolloutPool
 
-    with RayRolloutPool(2, "EMPA-v13", {"max_turns": MAX_TURNS}) as workers:
+    with RayRolloutPool(2, "EMPA-v14", {"max_turns": MAX_TURNS}) as workers:
         yield workers
 
 
@@ -171,7 +171,7 @@ def test_the_strategy_experiment_trains_the_same_on_ray_workers_as_in_process(
 
     class SharedPool:  # the module's actors, as the experiment would start them
         def __init__(self, workers, env_id, env_kwargs=None, **_):
-            assert (workers, env_id, env_kwargs) == (2, "EMPA-v13", {"max_turns": MAX_TURNS})
+            assert (workers, env_id, env_kwargs) == (2, "EMPA-v14", {"max_turns": MAX_TURNS})
 
         def play(self, recipe, episodes):
             return pool.play(recipe, episodes)

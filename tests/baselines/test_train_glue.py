@@ -95,7 +95,7 @@ def test_rm_from_run(tmp_path, run_dir, capsys):
 
 def test_rm_from_env(tmp_path, capsys):
     env_kwargs = json.dumps({"max_turns": 12, "judger": "lexicon"})
-    argv = ["rm", "--from-env", "EMPA-v13", "--candidates", "2", "--num-cases", "1"]
+    argv = ["rm", "--from-env", "EMPA-v14", "--candidates", "2", "--num-cases", "1"]
     argv += ["--env-kwargs", env_kwargs, *QUICK, "--output-dir", str(tmp_path)]
     assert main(argv) == 0
     assert _last_json(capsys)["pairs"] >= 1
@@ -103,7 +103,7 @@ def test_rm_from_env(tmp_path, capsys):
 
 def test_rm_needs_exactly_one_source(tmp_path, run_dir, capsys):
     with pytest.raises(SystemExit) as err:
-        main(["rm", "--from-run", str(run_dir), "--from-env", "EMPA-v13", *QUICK])
+        main(["rm", "--from-run", str(run_dir), "--from-env", "EMPA-v14", *QUICK])
     assert err.value.code == 2 and "exactly one of" in capsys.readouterr().err
 
 

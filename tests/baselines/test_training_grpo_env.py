@@ -22,7 +22,7 @@ from tests.integrations.reference import assistant_replies, replay  # noqa: E402
 
 pytestmark = [pytest.mark.train, pytest.mark.slow]
 
-ENV_ID = "EMPA-v13"
+ENV_ID = "EMPA-v14"
 SHORT = {"max_turns": 3, "epm_overrides": {"min_turns": 2}}
 
 

@@ -64,7 +64,7 @@ def test_the_reward_logs_the_episode_metrics_once_through_trls_hook():
 
 @pytest.mark.slow
 def test_stock_grpo_trainer_trains_on_empa_episodes(tmp_path, tiny_tokenizer, monkeypatch):
-    """~15 s. Two real GRPOTrainer steps on the tiny model in the offline EMPA-v13: K = 2 whole
+    """~15 s. Two real GRPOTrainer steps on the tiny model in the offline EMPA-v14: K = 2 whole
     episodes per case, rewarded with their return, and the weights move."""
     import gymnasium as gym
     from trl import GRPOConfig
@@ -74,7 +74,7 @@ def test_stock_grpo_trainer_trains_on_empa_episodes(tmp_path, tiny_tokenizer, mo
     from baselines.training.mica.trainer import env_case_ids
 
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
-    cases = env_case_ids(gym.make("EMPA-v13", **ENV_KWARGS))[:4]
+    cases = env_case_ids(gym.make("EMPA-v14", **ENV_KWARGS))[:4]
     model, tok = build_tiny_causal_lm(tiny_tokenizer, seed=0)
     before = [p.detach().clone() for p in model.parameters()]
     args = GRPOConfig(
@@ -83,7 +83,7 @@ def test_stock_grpo_trainer_trains_on_empa_episodes(tmp_path, tiny_tokenizer, mo
         save_strategy="no", seed=0, **no_checkpointing(GRPOConfig),
     )  # fmt: skip
     trainer, rollout = empa_grpo_trainer(
-        model, tok, args, cases, lambda: gym.make("EMPA-v13", **ENV_KWARGS), max_new_tokens=6
+        model, tok, args, cases, lambda: gym.make("EMPA-v14", **ENV_KWARGS), max_new_tokens=6
     )
     assert trainer.rollout_func is rollout and type(trainer).__name__ == "GRPOTrainer"
     trainer.train()

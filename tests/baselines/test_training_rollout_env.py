@@ -11,7 +11,7 @@ from baselines.training.mica.rollout import candidate_preferences, score_candida
 
 
 def test_candidates_are_scored_on_copies_and_ranked():
-    env = gym.make("EMPA-v13")
+    env = gym.make("EMPA-v14")
     env.reset(seed=0)
     before = [dict(m) for m in env.unwrapped.messages]
     user = before[-1]["content"]

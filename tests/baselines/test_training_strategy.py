@@ -215,7 +215,7 @@ def test_play_reproduces_the_experiments_own_loop_bit_for_bit(greedy):
     from baselines.training.strategy.policy import build_policy
 
     net = build_policy(seed=1)
-    envs = [gym.make("EMPA-v13", max_turns=14) for _ in range(4)]
+    envs = [gym.make("EMPA-v14", max_turns=14) for _ in range(4)]
     cases = [c.id for c in envs[0].unwrapped.cases][:2]
     rng_a, rng_b = np.random.default_rng(9), np.random.default_rng(9)
     actions, feats, rewards, epm = _reference_play(net, envs, cases, 2, rng_a, 4, greedy, 14)

@@ -218,13 +218,13 @@ def test_mica_checkpoint_round_trip(tmp_path, tokenizer, standin_env_factory):
 
 
 def test_mica_trainer_on_the_offline_env(tmp_path, tokenizer):
-    """The real EMPA-v13 (offline roles), short episodes: end to end through gymnasium.make."""
+    """The real EMPA-v14 (offline roles), short episodes: end to end through gymnasium.make."""
     gym = pytest.importorskip("gymnasium")
     pytest.importorskip("empa_env.env")
     from baselines.training.mica.trainer import env_case_ids
 
     env_kwargs = {"max_turns": 3, "epm_overrides": {"min_turns": 2}}
-    cases = env_case_ids(gym.make("EMPA-v13"))[:2]
+    cases = env_case_ids(gym.make("EMPA-v14"))[:2]
     model, _ = build_tiny_causal_lm(tokenizer, seed=1)
     before = _snapshot(model)
     args = MICAConfig(

@@ -1,6 +1,6 @@
 """Run by ``accelerate launch --cpu --num_processes 2`` from test_training_multiprocess.py.
 
-Trains MICA on a tiny model in the real offline EMPA-v13 for a few steps, then one step with the
+Trains MICA on a tiny model in the real offline EMPA-v14 for a few steps, then one step with the
 batch-wide REINFORCE++ IDR-Batch estimator, and writes what each process saw to
 ``OUT/rank{N}.json``: its cases and seeds, the rewards, lengths and advantages of every
 generation, the logged metrics, a fingerprint of the weights, and which model type generation
@@ -18,7 +18,7 @@ from pathlib import Path
 import gymnasium as gym
 import torch
 
-import empa_env  # noqa: F401  (registers EMPA-v13)
+import empa_env  # noqa: F401  (registers EMPA-v14)
 from baselines.training import use_offline_hub
 from baselines.training.hf.tiny import build_tiny_causal_lm
 from baselines.training.mica.trainer import MICAConfig, MICATrainer, case_dataset, env_case_ids
@@ -41,7 +41,7 @@ def _weight_sum(model: torch.nn.Module) -> float:
 
 def main(out: Path) -> None:
     use_offline_hub()
-    cases = env_case_ids(gym.make("EMPA-v13", **ENV_KWARGS))[:8]
+    cases = env_case_ids(gym.make("EMPA-v14", **ENV_KWARGS))[:8]
     record: dict[str, list] = {"generations": [], "logs": [], "generated_on": []}
     for estimator, steps in (("mica", 2), ("reinforce_pp_idr_batch", 1)):
         model, tokenizer = build_tiny_causal_lm(seed=0)

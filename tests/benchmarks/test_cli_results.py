@@ -216,7 +216,7 @@ def test_bench_prints_the_leaderboard_and_writes_results_json(small_bench):
     assert doc["config"]["selection"] == {"case_ids": [], "limit": 2}
     assert doc["config"]["env"]["preset"]["name"] == "official" or doc["config"]["env"]
     assert doc["versions"]["empa-gym"] and doc["versions"]["numpy"]
-    assert doc["env_id"] == "EMPA-Bench-v13 with max_turns=12", doc["env_id"]  # --max-turns 12
+    assert doc["env_id"] == "EMPA-Bench-v14 with max_turns=12", doc["env_id"]  # --max-turns 12
     models = {m["model"]: m for m in doc["models"]}
     assert set(models) == {"attuned", "lecturer"}
     for m in models.values():

@@ -30,7 +30,7 @@ def play(env, policy, seed=0, case=None):
 
 
 def test_check_env_passes_including_determinism():
-    env = gym.make("EMPA-v13").unwrapped
+    env = gym.make("EMPA-v14").unwrapped
     check_env(env, skip_render_check=True)
 
 
@@ -44,8 +44,8 @@ def test_spaces_accept_any_unicode_text():
 
 
 def test_registered_ids_and_pools():
-    train = gym.make("EMPA-v13").unwrapped
-    bench = gym.make("EMPA-Bench-v13").unwrapped
+    train = gym.make("EMPA-v14").unwrapped
+    bench = gym.make("EMPA-Bench-v14").unwrapped
     bench_ids = {c.id for c in bench.cases}
     assert len(bench_ids) == 30 and all(i.startswith("empa30-") for i in bench_ids)
     assert len(train.cases) >= 500
@@ -57,7 +57,7 @@ def test_registered_ids_and_pools():
 
 
 def test_reset_options_case_by_id_and_object():
-    env = gym.make("EMPA-Bench-v13").unwrapped
+    env = gym.make("EMPA-Bench-v14").unwrapped
     _, info = env.reset(seed=0, options={"case": "empa30-029"})
     assert info["case_id"] == "empa30-029"
     case = env.cases[3]
@@ -68,7 +68,7 @@ def test_reset_options_case_by_id_and_object():
 
 
 def test_step_info_and_final_epm():
-    env = gym.make("EMPA-Bench-v13").unwrapped
+    env = gym.make("EMPA-Bench-v14").unwrapped
     env.reset(seed=1, options={"case": "empa30-029"})
     _, reward, terminated, truncated, info = env.step(sp.attuned(env.messages))
     for key in (
@@ -97,7 +97,7 @@ def test_step_info_and_final_epm():
 
 def test_seeded_runs_are_bit_for_bit_reproducible_and_seeds_vary():
     def run(seed):
-        env = gym.make("EMPA-Bench-v13").unwrapped
+        env = gym.make("EMPA-Bench-v14").unwrapped
         play(env, sp.attuned, seed=seed, case="empa30-029")
         return env.trajectory.to_json()
 
@@ -128,7 +128,7 @@ def test_hostile_actions_have_defined_behaviour():
 
 
 def test_wrappers_and_vector_envs():
-    env = RecordEpisodeStatistics(TimeLimit(gym.make("EMPA-Bench-v13"), max_episode_steps=5))
+    env = RecordEpisodeStatistics(TimeLimit(gym.make("EMPA-Bench-v14"), max_episode_steps=5))
     env.reset(seed=0)
     for _ in range(5):
         *_, terminated, truncated, info = env.step("It sounds like a lot. What part weighs most?")
@@ -137,7 +137,7 @@ def test_wrappers_and_vector_envs():
     assert truncated and "episode" in info and info["episode"]["l"] == 5
 
     for mode in ("sync", "async"):
-        venv = gym.make_vec("EMPA-Bench-v13", num_envs=2, vectorization_mode=mode)
+        venv = gym.make_vec("EMPA-Bench-v14", num_envs=2, vectorization_mode=mode)
         obs, infos = venv.reset(seed=[0, 1])
         assert len(obs) == 2 and all(isinstance(o, str) for o in obs)
         obs, rewards, terms, truncs, infos = venv.step(("That sounds hard.", "What happened?"))
@@ -288,7 +288,7 @@ def test_many_threads_on_one_environment_never_corrupt_it():
 def test_an_environment_pickles_mid_episode_and_the_copy_plays_on_alike():
     import pickle
 
-    env = gym.make("EMPA-Bench-v13", max_turns=12)
+    env = gym.make("EMPA-Bench-v14", max_turns=12)
     env.reset(seed=0, options={"case": "empa30-001"})
     env.step("That sounds hard. What happened?")
     copy = pickle.loads(pickle.dumps(env))

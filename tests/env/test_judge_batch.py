@@ -78,7 +78,7 @@ def test_lockstep_judges_each_turn_in_one_batch_and_plays_as_alone(monkeypatch):
     monkeypatch.setattr(default, "judge_batch", counting_batch)
     monkeypatch.setattr(default, "judge", counting_judge)
     policy = AttunedPolicy()
-    envs = [gym.make("EMPA-Bench-v13", max_turns=14) for _ in CASES]
+    envs = [gym.make("EMPA-Bench-v14", max_turns=14) for _ in CASES]
     together = play_lockstep(
         envs, lambda hs: [policy.reply(h) for h in hs], cases=CASES, seeds=[0, 1, 2, 3]
     )
@@ -87,7 +87,7 @@ def test_lockstep_judges_each_turn_in_one_batch_and_plays_as_alone(monkeypatch):
     assert sum(calls) == sum(len(e) for e in together)
     assert not singles  # no step called its judge on its own
     for ep, case, seed in zip(together, CASES, range(4), strict=True):
-        alone = play_episode(gym.make("EMPA-Bench-v13", max_turns=14), policy, case=case, seed=seed)
+        alone = play_episode(gym.make("EMPA-Bench-v14", max_turns=14), policy, case=case, seed=seed)
         a, b = alone.trajectory, ep.trajectory
         assert a is not None and b is not None
         assert [t.judgement for t in a.turns] == [t.judgement for t in b.turns]

@@ -126,7 +126,7 @@ def test_real_env_sync_and_async_agree():
     assert sync.case_id == asyn.case_id and sync.done and asyn.done
     assert sync.rewards == asyn.rewards and sync.epm == asyn.epm
     assert len(sync.trajectory.turns) == len(sync.steps)
-    wrapped = play_episode(gym.make("EMPA-v13", max_turns=12), sp.attuned, seed=3)
+    wrapped = play_episode(gym.make("EMPA-v14", max_turns=12), sp.attuned, seed=3)
     assert wrapped.rewards == sync.rewards
 
 

@@ -386,3 +386,116 @@ def test_a_yes_no_question_of_where_someone_lives_asks_where():
         assert q and q[0].kind == "where", (ask, q)
     assert read_reply("How far is the clinic from your flat?").questions[0].kind == "amount"
     assert read_reply("Do you live alone?").questions[0].kind == "yesno"
+
+
+def test_someone_s_work_said_as_another_is_set_right_with_theirs():
+    """v14: "as a <job>" of a person of theirs, "working at <a place>" of the user, where a fact
+    tells that work in other things, is set right with it; their own words for it, a stage of
+    life ("as a kid") and a time ("working at night") are not."""
+    world = (
+        "My husband Teodor works for the council fixing lifts, has done for twenty years.",
+        "I grew up above my parents' bakery and I still bake bread on Sundays.",
+    )
+    found = _mistake("Teodor must be tired after all those years as a postman.", world)
+    assert found is not None and found.kind == "thing", found
+    assert "council" in found.truth, found
+    work = Fact(kind="event", about=("work", "job"), answer="Night nurse on a cardiac ward.")
+    facts = (*(Fact(kind="event", about=("story",), answer=w) for w in world), work)
+    mine = frozenset({work.answer})
+    said = read_reply("All those years working down at the bakery would wear anyone out.", "en",
+                      world)  # fmt: skip
+    assert find_mistake(said, facts, mine) is None  # their parents' bakery: a word of theirs
+    said = read_reply("All those years working over at the post office would wear anyone out.",
+                      "en", world)  # fmt: skip
+    found = find_mistake(said, facts, mine)
+    assert found is not None and "cardiac ward" in found.truth, found
+    for fine in (
+        "As a kid above a bakery you must have smelled bread every morning.",
+        "Working at night on a cardiac ward is its own kind of tired.",
+        "Teodor fixing lifts for the council all those years says a lot about him.",
+    ):
+        assert find_mistake(read_reply(fine, "en", world), facts, mine) is None, fine
+
+
+def test_a_verb_and_its_thing_with_an_article_between_is_a_phrase_of_theirs():
+    """ "Driving taxis" where they "drove a lorry": the verb read with its object across the
+    article."""
+    world = ("I drove a lorry up and down the coast road for thirty summers.",)
+    found = _mistake(
+        "Driving taxis up and down that coast road for thirty summers is a life.", world
+    )
+    assert found is not None and found.kind == "thing" and "lorry" in found.truth, found
+
+
+def test_a_number_is_set_right_with_what_it_counts():
+    """ "a nine-year-old" where the line says "an eleven-year-old" (and "round two" elsewhere in
+    it): the number of the same thing, said with it; a year is no truth for an age."""
+    world = ("In round two I lost to an eleven-year-old boy, and I was forty.",)
+    found = _mistake("Losing to a nine-year-old like that would sting anyone.", world)
+    assert found is not None and found.truth == "eleven-year-old", found
+    world = ("In 1971 my uncle gave me his accordion.",)
+    found = _mistake("Your uncle giving you that accordion when you were only eight says a lot.",
+                     world)  # fmt: skip
+    assert found is None or "1971" not in found.truth, found
+
+
+def test_a_wrong_name_with_a_title_is_set_right_with_the_name_of_that_title():
+    """ "Uncle Rewi" where the line names "Uncle Hemi" and someone else after him."""
+    world = ("Nobody knows yet. Not my cousins, not Uncle Hemi, not even Aroha.",)
+    found = _mistake("Uncle Rewi asking you to speak first must weigh on you.", world)
+    assert found is not None and found.kind == "name" and found.truth == "Uncle Hemi", found
+
+
+def test_a_summary_said_back_keeps_the_capital_of_a_name():
+    """ "Right, Esbjerg." (v13 said "Right, esbjerg.")."""
+    from empa_env.offline.user.hearing import hear
+
+    world = ("We left Esbjerg last spring and I still miss the harbour.",)
+    heard = hear(read_reply("So you left Esbjerg last spring.", "en", world), (), ())
+    assert heard.summary_right and heard.echo in ("Esbjerg", "spring", "left", "last")
+    assert heard.echo != "esbjerg"
+
+
+def test_a_question_said_as_a_wish_to_know_or_a_name_missed_is_asked():
+    """v14: "I'd be interested to know what ..." and "I didn't catch the name of ..." ask; knowing
+    a name, or wanting them to know something, does not."""
+    asked = read_reply("I'd be interested to know what your van is called.").questions
+    assert [q.kind for q in asked] == ["who"], asked
+    asked = read_reply("Sorry, I didn't catch the name of your street.").questions
+    assert [q.kind for q in asked] == ["who"] and "street" in asked[0].words, asked
+    for statement in ("I know the name of that feeling.", "I want you to know that I'm here."):
+        assert read_reply(statement).questions == (), statement
+
+
+def test_an_ing_form_after_an_auxiliary_is_asked_about_as_the_verb():
+    """ "How long have you been painting it?" asks about painting (the verb's lemma), not a
+    painting."""
+    asked = read_reply("How long have you been painting it together?").questions[0]
+    assert "paint" in asked.words and "painting" not in asked.words, asked
+
+
+def test_a_month_or_a_day_they_never_said_is_set_right_with_theirs():
+    """v14: "by September" where the line near it says "by August"; a day or month they said,
+    or one the line itself gives, is no slip."""
+    world = ("Dad says the flat has to be empty by August, and the van comes on a Thursday.",)
+    found = _mistake("Clearing the whole flat by September is a huge job on top of everything.",
+                     world)  # fmt: skip
+    assert found is not None and found.kind == "time" and found.truth == "August", found
+    assert _mistake("Clearing the whole flat by August is a huge job.", world) is None
+    assert _mistake("With the van coming on a Thursday, the flat will be empty by August.",
+                    world) is None  # fmt: skip
+
+
+def test_a_name_first_with_its_clause_is_heard_as_a_name():
+    """ "Jeroen, who does the cooking, ..." names someone (v13 took a first word set off by a
+    comma for an interjection)."""
+    world = ("My partner Joost does all the cooking now, and I lie on the sofa.",)
+    found = _mistake("Jeroen, who does the cooking now, must see how tired you are.", world)
+    assert found is not None and found.kind == "name" and found.truth == "Joost", found
+
+
+def test_going_into_a_subject_or_not_having_to_go_is_no_goodbye():
+    """v14: "We don't have to go there unless you want to" offers, it does not leave."""
+    assert not read_reply("We don't have to go there unless you want to.").goodbye
+    assert not read_reply("You don't have to go through this alone.").goodbye
+    assert read_reply("I have to go now, take care.").goodbye

@@ -116,3 +116,20 @@ def test_the_second_fresh_set_holds_its_measured_level():
     }
     assert met["question"] >= 0.6 and met["mistake"] >= 0.55, met
     assert met["attentive, not 'set right'"] == 1.0, met
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("split", "question", "mistake"),
+    [("fresh3_dev", 0.63, 0.65), ("fresh4_dev", 0.45, 0.55)],
+)
+def test_the_third_and_fourth_fresh_sets_hold_their_measured_level(split, question, mistake):
+    """The odd cases of the third and fourth fresh sets, read in v14's session to build its
+    checks (someone's work, a number with what it counts, a name with its title; a month said
+    wrong, a goodbye that was none): v13 set right .50 and .47 of their mistakes, v14 .70 and
+    .60, with .67 and .50 of their questions answered and none of their attentive replies "set
+    right". Floors against regression; the even cases, never read, are printed by
+    ``perf/perf_user.py``."""
+    met = {kind: ok / n for kind, (ok, n) in blind_probes(EMPAEnv("empa30-v1"), split).items()}
+    assert met["question"] >= question and met["mistake"] >= mistake, met
+    assert met["attentive, not 'set right'"] == 1.0, met

@@ -45,7 +45,7 @@ def test_async_vector_env_runs_8_envs_for_2000_steps(shared_memory):
     n_envs, steps = 8, 2000
     pool = _non_ascii_pool()
     envs = gym.make_vec(
-        "EMPA-v13",
+        "EMPA-v14",
         num_envs=n_envs,
         vectorization_mode="async",
         vector_kwargs={"shared_memory": shared_memory},
@@ -76,7 +76,7 @@ def test_async_vector_env_runs_8_envs_for_2000_steps(shared_memory):
 
 def test_sync_vector_env_survives_episode_ends():
     envs = gym.make_vec(
-        "EMPA-v13", num_envs=3, vectorization_mode="sync", judger="lexicon", max_turns=12
+        "EMPA-v14", num_envs=3, vectorization_mode="sync", judger="lexicon", max_turns=12
     )
     try:
         envs.reset(seed=1)

@@ -13,7 +13,7 @@ from empa_env.testing.policies import attuned
 
 #: Short episodes: 3 turns (an episode cannot be shorter than min_turns).
 SHORT = {"max_turns": 3, "epm_overrides": {"min_turns": 2}}
-ENV_ID = "EMPA-Bench-v13"
+ENV_ID = "EMPA-Bench-v14"
 CASE = "empa30-001"
 SEED = 7
 

@@ -176,10 +176,11 @@ def test_the_server_publishes_empas_schemas(server_url):
         (
             ["--env", "CartPole-v1"],
             "'CartPole-v1' is not an EMPA environment; known: EMPA-Bench-v0, EMPA-Bench-v1, "
-            "EMPA-Bench-v10, EMPA-Bench-v11, EMPA-Bench-v12, EMPA-Bench-v13, EMPA-Bench-v2, "
-            "EMPA-Bench-v3, EMPA-Bench-v4, EMPA-Bench-v5, EMPA-Bench-v6, EMPA-Bench-v7, "
-            "EMPA-Bench-v8, EMPA-Bench-v9, EMPA-v0, EMPA-v1, EMPA-v10, EMPA-v11, EMPA-v12, "
-            "EMPA-v13, EMPA-v2, EMPA-v3, EMPA-v4, EMPA-v5, EMPA-v6, EMPA-v7, EMPA-v8, EMPA-v9",
+            "EMPA-Bench-v10, EMPA-Bench-v11, EMPA-Bench-v12, EMPA-Bench-v13, EMPA-Bench-v14, "
+            "EMPA-Bench-v2, EMPA-Bench-v3, EMPA-Bench-v4, EMPA-Bench-v5, EMPA-Bench-v6, "
+            "EMPA-Bench-v7, EMPA-Bench-v8, EMPA-Bench-v9, EMPA-v0, EMPA-v1, EMPA-v10, EMPA-v11, "
+            "EMPA-v12, EMPA-v13, EMPA-v14, EMPA-v2, EMPA-v3, EMPA-v4, EMPA-v5, EMPA-v6, EMPA-v7, "
+            "EMPA-v8, EMPA-v9",
         ),
         (["--judger", "nope"], "unknown judger backend 'nope'"),
         (["--max-turns", "3"], "need 1 <= min_turns <= max_turns"),

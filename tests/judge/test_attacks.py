@@ -162,7 +162,7 @@ def cem(judge_under_test) -> dict:
 
 def run_cem(judge_under_test) -> dict:  # noqa: ANN001
     """Cross-entropy method over per-slot fragment distributions: 10 iterations x 32 plans
-    (320 episodes of at most 12 turns on EMPA-v13), elite 20%, smoothing 0.7."""
+    (320 episodes of at most 12 turns on EMPA-v14), elite 20%, smoothing 0.7."""
     rng = np.random.default_rng(0)
     env = EMPAEnv(None, judger=judge_under_test, max_turns=TRAIN_TURNS)
     probs = np.full((SLOTS, len(FLAT)), 1.0 / len(FLAT))

@@ -188,6 +188,10 @@ def test_a_frame_whose_words_are_all_theirs_from_earlier_messages_says_nothing_o
         "Maybe you is carrying more than anyone sees.",
         "I think them seems far away now.",
         "That's why that's is so heavy.",
+        # v14: a negation or "do" before a full verb, a number before "keeps"
+        "No wonder did keeps coming back to you.",
+        "No wonder not keeps coming back to you.",
+        "No wonder five keeps coming back to you.",
     ],
 )
 def test_a_word_where_no_subject_can_stand_reads_as_a_slotted_frame(sentence):
@@ -205,6 +209,9 @@ def test_a_word_where_no_subject_can_stand_reads_as_a_slotted_frame(sentence):
         "What he has is a lot of guilt.",
         "She seems tired, and he is angry.",
         "The waiting itself keeps you up.",
+        "All he did was call, and all it does is hurt.",
+        "No one keeps score, and he just keeps going.",
+        "Thirty seems so young, and five has been hard.",
     ],
 )
 def test_a_grammatical_subject_is_not_a_slot(sentence):
@@ -212,3 +219,103 @@ def test_a_grammatical_subject_is_not_a_slot(sentence):
 
     toks = tokens_of(sentence)
     assert not any(no_subject(toks, k) for k in range(len(toks)))
+
+
+_SAID = (
+    "Honestly it's embarrassing. Fun fact, the years went by. He was so proud when I did it. "
+    "My books, my kids, my father. Kind of hard.",
+)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        # a capital that is no name of theirs is the word it is (the first word of their
+        # message, taken with its capital)
+        "No wonder Honestly keeps coming back to you.",
+        "I hear you. No wonder Kind keeps coming back to you.",
+        "It sounds like Honestly is weighing on you.",
+        # a plural is no subject of a singular verb
+        "No wonder years keeps coming back to you.",
+        "It sounds like books is weighing on you.",
+        # an adjective after a verb that takes none, opening nothing
+        "You've been carrying proud for a long time.",
+        "It seems you've been hiding proud from everyone.",
+    ],
+)
+def test_a_word_of_theirs_out_of_its_grammatical_place_is_a_slot(sentence):
+    """v14: the capitalised first word of a message, a plural before a singular verb and a
+    feeling adjective left alone after a verb were the judge-oracle search's best slots."""
+    from empa_env.reading.world import slotted, user_world
+
+    assert slotted(tokens_of(sentence), user_world(_SAID))
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "You wanted to make your father proud.",
+        "You just want to see the kids happy again.",
+        "Five years is a long time to carry that.",
+        "Those years were hard, and he was proud of you.",
+        "You've been feeling proud and embarrassed at once.",
+        "It's been years of carrying heavy books for your kids.",
+        "You said sorry to your father.",
+        "He died young, and the years since have been hard.",
+        "Your father would be proud.",
+        # the complement of a verb that takes one, as a subject's part; a tie of theirs
+        "Feeling proud of your kids is a fair response to all of it.",
+        "Being embarrassed makes sense, and your pa would understand.",
+    ],
+)
+def test_the_same_words_in_their_places_are_no_slot(sentence):
+    from empa_env.reading.world import slotted, user_world
+
+    assert not slotted(tokens_of(sentence), user_world(_SAID))
+
+
+_STUCK = ("I feel stuck, like the truck with no battery. I just don't want anybody to get hurt.",)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "slot"),
+    [
+        # a state of theirs set alone after a preposition, as a noun that opens nothing
+        ("How are you holding up with stuck?", True),
+        ("How do you feel when you think about hurt?", True),
+        # the same words where they stand: a state, a participle, a verb after "to"
+        ("Feeling stuck like that truck must wear you down.", False),
+        ("It sounds like you're stuck between two hard choices.", False),
+        ("You don't want anyone to get hurt.", False),
+        ("Being stuck with no battery and no way to get going is exhausting.", False),
+    ],
+)
+def test_a_state_of_theirs_set_as_a_bare_noun_is_a_slot(sentence, slot):
+    from empa_env.reading.world import slotted, user_world
+
+    assert slotted(tokens_of(sentence), user_world(_STUCK)) is slot
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Your parents are splitting and somehow the choice of where you live has landed on you.",
+        "Losing a rated game to a kid that young clearly stung.",
+        "That says a lot about the pair of you.",
+        "She sets the food down and doesn't ask: caring without pushing.",
+        "Your daughter asking you to 'speak normal' is asking you to hide again.",
+        "Letting down someone who believed in you is a hard thing to walk into.",
+        "What you told me is that a real man doesn't get scared.",
+    ],
+)
+def test_attentive_sentences_that_v14_first_read_as_slots_are_none(sentence):
+    """The blind attentive replies v14's first rules voided (a verb after its subject, a
+    participle opening a noun phrase, a mark between two words, an object pronoun before the
+    verb of the subject before it, a verb before a participle): sentences, not slots."""
+    from empa_env.reading.world import slotted, user_world
+
+    said = (
+        "I live with my mum and she doesn't ask. I lost a rated game and it says a lot. "
+        "Speak normal, she said. I believed in him. A real man doesn't get scared, I told myself.",
+    )
+    assert not slotted(tokens_of(sentence), user_world(said))

@@ -28,7 +28,7 @@ def _make(opts, ledger, **kwargs):
     max_turns = kwargs.get("max_turns", 45)
     kwargs.setdefault("epm_overrides", {"min_turns": min(12, max_turns)})
     return gym.make(
-        "EMPA-Bench-v13",
+        "EMPA-Bench-v14",
         actor=SPEC,
         director=SPEC,
         judger=SPEC,

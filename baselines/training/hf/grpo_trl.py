@@ -96,7 +96,7 @@ class EMPARolloutFunction:
     """``GRPOTrainer``'s ``rollout_func``: one EMPA episode per prompt (a case id).
 
     Args:
-        env_factory: builds one environment (e.g. ``lambda: gymnasium.make("EMPA-v13")``).
+        env_factory: builds one environment (e.g. ``lambda: gymnasium.make("EMPA-v14")``).
         settings: how replies are generated (``reuse_prefix`` is forced on: the episode must be
             one token stream); ``temperature`` and ``top_p`` should match the ``GRPOConfig``'s.
         seed: the base of the environments' reset seeds (distinct per step and process).

@@ -7,7 +7,7 @@ Llama of :mod:`baselines.training.hf.tiny`, gives its tokenizer Qwen2.5's chat t
 it and parses its ``<tool_call>`` blocks: ``trl.chat_template_utils.add_response_schema``), and
 teaches it in a short supervised warm-up (AdamW on its own assistant turns only) to answer a
 person by calling ``reply`` with one of a few plain replies, turn after turn. The people it
-practises on are EMPA's generated training pool (``EMPA-v13``: their openings and first answers,
+practises on are EMPA's generated training pool (``EMPA-v14``: their openings and first answers,
 never the benchmark cases). Measured: 200 warm-up steps took ~18 s on one busy CPU core, after
 which 17 of 20 samples at temperature 1.0 were well-formed ``reply`` calls.
 """
@@ -29,7 +29,7 @@ WARMUP_REPLIES: tuple[str, ...] = (
 )
 
 
-def pool_user_messages(env_id: str = "EMPA-v13", episodes: int = 24) -> list[str]:
+def pool_user_messages(env_id: str = "EMPA-v14", episodes: int = 24) -> list[str]:
     """User messages of ``episodes`` episodes of ``env_id``: each opening and the answer to one
     warm-up reply (the people the warm-up practises on)."""
     import gymnasium as gym
@@ -133,7 +133,7 @@ def build_tiny_tool_caller(
     from empa_env.integrations.trl import SYSTEM_PROMPT, EMPAToolEnv
 
     if tool is None:
-        tool = EMPAToolEnv("EMPA-v13").reply
+        tool = EMPAToolEnv("EMPA-v14").reply
     schema = get_json_schema(tool)
     (argument,) = schema["function"]["parameters"]["properties"]
     system_prompt = system_prompt or SYSTEM_PROMPT

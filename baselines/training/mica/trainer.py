@@ -78,7 +78,7 @@ from baselines.training.mica.losses import loss_type as loss_type_named
 from baselines.training.mica.rollout import GenerationSettings, RolloutBatch, play_episodes
 
 #: Default of ``MICAConfig.torch_threads``, measured by perf/perf_mica_threads.py on a
-#: shared 2-core CPU (B=1, K=2, EMPA-v13 max_turns 12): Llama hidden 256 x 4 layers, 10.8 s/step with
+#: shared 2-core CPU (B=1, K=2, EMPA-v14 max_turns 12): Llama hidden 256 x 4 layers, 10.8 s/step with
 #: 1 thread, 12.3 s with 2, 19.0 s with torch's default (2); the 64 x 2 tiny model, 1.8 / 1.6 /
 #: 1.4 s (the environment dominates, differences within the other jobs' noise). The issue saw
 #: 23.6 s vs 181 s on a larger model.
@@ -103,7 +103,7 @@ class MICAConfig(TrainingArguments):
     )
     # --- rollouts ---
     num_rollouts: int = field(default=4, metadata={"help": "K, rollouts per case"})
-    env_id: str = field(default="EMPA-v13", metadata={"help": "Gymnasium id of the environment"})
+    env_id: str = field(default="EMPA-v14", metadata={"help": "Gymnasium id of the environment"})
     env_kwargs: dict[str, Any] | None = field(
         default=None, metadata={"help": "keyword arguments of gymnasium.make (e.g. max_turns)"}
     )

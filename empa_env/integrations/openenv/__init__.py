@@ -7,7 +7,7 @@
 * :mod:`.environment`: :class:`EMPAEnvironment`, an ``openenv.core.Environment`` over
   ``gymnasium.make("EMPA-...")``;
 * :mod:`.server`: the server, one command:
-  ``python -m empa_env.integrations.openenv.server --env EMPA-Bench-v13 --port 8000``;
+  ``python -m empa_env.integrations.openenv.server --env EMPA-Bench-v14 --port 8000``;
 * :mod:`.client`: :class:`EMPAEnvClient`, OpenEnv's ``EnvClient`` typed for EMPA
   (OpenEnv's own ``GenericEnvClient`` works against the server unchanged too);
 * :mod:`.served`: :class:`ServedEMPAEnv`, a ``gymnasium.Env`` over a server (code written for

@@ -24,7 +24,7 @@ class EMPAEnvironment(Environment[EMPAAction, EMPAObservation, EMPAState]):
     """One EMPA session for OpenEnv (see the module docstring).
 
     Args:
-        env_id: a registered EMPA id (``EMPA-Bench-v13``: the 30 cases; ``EMPA-v13``: the
+        env_id: a registered EMPA id (``EMPA-Bench-v14``: the 30 cases; ``EMPA-v14``: the
             generated training pool).
         context: an :class:`~empa_env.context.EnvContext` shared by every session of a
             server (roles and reward resolved once); else ``env_kwargs`` configure this one

@@ -1,7 +1,7 @@
 """Serve EMPA environments over OpenEnv's HTTP/WebSocket protocol, one command:
 
-    python -m empa_env.integrations.openenv.server --env EMPA-Bench-v13 --port 8000
-    empa serve --env EMPA-v13 --port 8000 --judger lexicon --max-sessions 16   # the same
+    python -m empa_env.integrations.openenv.server --env EMPA-Bench-v14 --port 8000
+    empa serve --env EMPA-v14 --port 8000 --judger lexicon --max-sessions 16   # the same
 
 Every WebSocket session (one OpenEnv client) plays its own environment; the sessions share one
 :class:`~empa_env.context.EnvContext` (roles loaded once, as a benchmark run's episodes do) and

@@ -251,13 +251,17 @@ def _gives(question: Question, fact: Fact) -> bool:
     return True
 
 
-def _their_word(ref: Reference, world: UserWorld) -> str:
+def _their_word(ref: Reference, world: UserWorld, reply: str = "") -> str:
     """The user's own word for what a reply's word refers to: the reply's word when it is theirs
     (the same lemma, a name, a relation of theirs), else the form they used ("Yes. Glass,
     exactly." for a reply's "window"). A user who confirms a summary speaks of their own life in
     their own words; taking up the reply's word instead would make it theirs to the next reader
-    (a frame's own "wonder" echoed back, then credited as something they told)."""
+    (a frame's own "wonder" echoed back, then credited as something they told). A name is said
+    back as the reply wrote it ("Right, Esbjerg.", not the reading's lower-case "esbjerg")."""
     if ref.kind == "person" or ref.kind == "amount" or ref.strength >= 1.0:
+        written = reply[ref.start : ref.end]
+        if ref.word in world.names and written.lower() == ref.word and written[:1].isupper():
+            return written
         return ref.word
     item = world.items.get(ref.item)
     return min(item.forms, key=lambda f: (len(f), f)) if item is not None and item.forms else ""
@@ -359,7 +363,7 @@ def hear(
             summary_right = True
             units = lexicon().time_units  # "Yes, years." says nothing back
             echo = max(
-                (_their_word(r, shared.world) for r in s.references
+                (_their_word(r, shared.world, shared.reply) for r in s.references
                  if r.word not in units and r.item not in units),
                 key=len, default="",
             )  # fmt: skip

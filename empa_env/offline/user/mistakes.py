@@ -728,19 +728,32 @@ def _mistake_in(
                 (x[3] == a.noun != "") or (score >= 1.5 and not (x[3] and a.noun))
                 or (score >= 1.5 and _occurrences(x[3], a.noun)))
                 and not _time_of_day(answer, x[2])
-                and not (a.noun and not x[3] and is_year(x[0]))
+                and not (is_year(x[0]) and (not is_year(a.value) or (a.noun and not x[3])))
             ]  # fmt: skip
+            # a number of the same thing first ("a twelve-year-old" for "a ten-year-old", not
+            # the "round three" of the same line); a year only for a year ("1960" is no truth
+            # for "when you were only ten")
+            same.sort(key=lambda x: x[3] != a.noun)
             if any(x[0] == a.value for x in same) or _ordinal_in(answer, a.value):
                 slip = None
                 break
             if same and slip is None:
                 kind = "duration" if a.unit else "amount"
-                slip = Mistake(kind, a.text, same[0][2], known[i])
+                slip = Mistake(kind, a.text, _with_noun(answer, same[0]), known[i])
         if slip is not None:
             return slip
         if a.unit is None and a.noun and (counted := _count_of(a, known)) is not None:
             return counted  # "a hundred funerals" where they told of four hundred, elsewhere
     return _last_checks(s, known, shared, about_self)
+
+
+def _with_noun(answer: str, x: tuple) -> str:  # noqa: ANN001
+    """A number of a fact line as the user says it back: joined to what it counts where the line
+    joins them ("twelve-year-old", not "twelve": a number alone says back little), else alone."""
+    if not x[3]:
+        return x[2]
+    joined = re.search(rf"(?<![\w-]){re.escape(x[2])}(?:-[^\W\d_]+)+", answer, re.IGNORECASE)
+    return joined.group(0) if joined else x[2]
 
 
 def _count_of(a: Amount, known: Sequence[Fact]) -> Mistake | None:
@@ -763,9 +776,210 @@ def _last_checks(
 ) -> Mistake | None:
     """The checks of a sentence that come after its ties and numbers: a name the user never said,
     then a thing put in the place of theirs."""
-    return _unknown_name(s, known, shared, about_self) or _swapped_thing(
-        s, known, shared, about_self
+    return (
+        _unknown_name(s, known, shared, about_self)
+        or _swapped_thing(s, known, shared, about_self)
+        or _other_work(s, known, shared, about_self)
+        or _other_time(s, known, shared, about_self)
     )
+
+
+_MONTHS = word_set(
+    "january february march april may june july august september october november december"
+)
+_WEEKDAYS = word_set("monday tuesday wednesday thursday friday saturday sunday")
+
+
+def _calendar_name(t: Token) -> str:
+    """A month or a weekday a word names ("Tuesdays" -> tuesday; "march" and "may" only with a
+    capital), or ``""``."""
+    w = t.text.removesuffix("s") if t.text.endswith("days") else t.text
+    if w in ("march", "may") and not t.capital:
+        return ""
+    return w if w in _MONTHS or w in _WEEKDAYS else ""
+
+
+def _other_time(
+    s: SentenceReading, known: Sequence[Fact], shared: ReplyReading, about_self: frozenset[str]
+) -> Mistake | None:
+    """A month or a weekday the user never said, where one of the two facts nearest the sentence
+    gives another of its kind and not this one ("settled in Manchester by September" where they
+    must be there by August; "an answer by the first of April" where the bank wants it by the end
+    of March). Set right with the fact's."""
+    said = [(t, w) for t in s.tokens if (w := _calendar_name(t))]
+    if not said or _asks_outright(s):
+        return None
+    vocabulary = shared.world.vocabulary
+    nearest: list[tuple[float, int]] | None = None
+    for t, w in said:
+        if w in vocabulary or f"{w}s" in vocabulary:
+            continue  # a day or a month of theirs
+        kind = _MONTHS if w in _MONTHS else _WEEKDAYS
+        if nearest is None:
+            q = Question(
+                s.text, "when", tuple(x.lemma for x in content_tokens(s.tokens)), (), s,
+                asked=False,
+            )  # fmt: skip
+            nearest = best_facts(q, known, about_self=about_self)[:2]
+        for score, i in nearest:
+            if score < ANSWER_BAR:
+                break
+            answer = known[i].answer
+            names = [(x, n) for x in tokens_of(answer) if (n := _calendar_name(x))]
+            if any(n == w for _, n in names):
+                break  # the fact says it: said right
+            theirs = [x for x, n in names if n in kind]
+            if theirs:
+                truth = answer[theirs[0].start : theirs[0].end]
+                return Mistake("time", t.text.capitalize(), truth, known[i])
+    return None
+
+
+_ARTICLES = word_set("a an the")
+#: Words that say a phrase after them is where someone works ("working down at the mine",
+#: "double shifts at the warehouse", "a job in a bank").
+_WORK_WORDS = word_set("work works worked working job jobs shift shifts career")
+#: Words before "as a" that make what follows a living ("her years as a nurse", "worked as a
+#: welder"; not "landed as a weight" or "as a son").
+_WORK_BEFORE_AS = word_set("work job career year years time day days decade decades life living")
+#: Prepositions that lead from such a word to the place of work.
+_WORK_PLACE_BEFORE = word_set("at in for on")
+#: Words that may stand between a work word and its preposition ("working down at", "worked
+#: nights at", "shifts out at").
+_WORK_BETWEEN = word_set("down up out over there nights days")
+#: Words after "as a" that say what someone is, not what they do for a living ("as a kid", "as a
+#: father", "as a result"), and words after a work word that say when or how, not where ("work
+#: at night", "shifts on weekends", "work at home").
+_NOT_WORK = word_set(
+    "kid kids child children boy girl teen teenager baby adult man woman person human people "
+    "result whole rule matter team family friend parent couple pair favour favor gift treat "
+    "joke reminder way kind sort home house night nights weekend weekends moment time times "
+    "once least first last best worst end start beginning all"
+)
+
+
+def _work_claims(text: str, toks: Sequence[Token], offset: int = 0) -> list[tuple[str, int]]:
+    """The phrases of a sentence (``text``, its ``toks``, whose spans start ``offset`` before the
+    text's) that say what someone does for a living, with the index of the token each starts at:
+    the noun phrase after "as a" ("as a nurse", "as a school secretary") and the place after a
+    work word ("working down at the mine" -> "the mine")."""
+    out: list[tuple[str, int]] = []
+
+    def phrase_from(j: int) -> tuple[str, int] | None:
+        if j < len(toks) and toks[j].text in ("the", "a", "an"):
+            j += 1
+        k = j
+        while (
+            k < len(toks) and k - j < 3 and toks[k].text.isalpha()
+            and (not toks[k].closed or (k == j and toks[k].text == "mine"))  # "at the mine"
+            and (k == j or not text[toks[k - 1].end - offset : toks[k].start - offset].strip())
+        ):  # fmt: skip
+            k += 1
+        if k == j or toks[k - 1].lemma in _NOT_WORK or toks[j].lemma in _NOT_WORK:
+            return None
+        if "NOUN" not in parts_of_speech(toks[k - 1].text) and toks[k - 1].text != "mine":
+            return None
+        return text[toks[j].start - offset : toks[k - 1].end - offset], j
+
+    for k, t in enumerate(toks):
+        if (
+            t.text == "as" and 0 < k < len(toks) - 1 and toks[k + 1].text in ("a", "an")
+            and toks[k - 1].lemma in _WORK_BEFORE_AS
+        ):  # fmt: skip
+            found = phrase_from(k + 1)
+        elif (
+            t.capital and k + 1 < len(toks) and toks[k + 1].text in ("a", "an")
+            and text[t.end - offset : toks[k + 1].start - offset].strip() == ","
+        ):  # fmt: skip
+            found = phrase_from(k + 1)  # "Beatriz, a retired schoolteacher, ..."
+        elif t.text in _WORK_WORDS:
+            j = k + 1
+            while j < len(toks) and toks[j].text in _WORK_BETWEEN:
+                j += 1
+            # a place: "at the mine", "for a courier firm", "at Tesco" (not "worked for makes
+            # complete sense")
+            at = (
+                j + 1 < len(toks) and toks[j].text in _WORK_PLACE_BEFORE
+                and (toks[j + 1].text in _ARTICLES or toks[j + 1].capital)
+            )  # fmt: skip
+            found = phrase_from(j + 1) if at else None
+        else:
+            continue
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _other_work(
+    s: SentenceReading, known: Sequence[Fact], shared: ReplyReading, about_self: frozenset[str]
+) -> Mistake | None:
+    """Someone's work said as another ("after all her years as a nurse" to a user whose wife
+    Lone is a school secretary; "thirty years working down at the mine" to a supervisor at a
+    water-treatment plant): a phrase that says what someone does for a living (see
+    :func:`_work_claims`) about the person the sentence names before it (a name or a tie of
+    theirs; the user when it names none), where the facts that tell that person's work tell it in
+    other things (MiniLM cosine below :data:`SWAP_ALIKE`) and neither they nor the user's words
+    hold the phrase's words. Set right with the work the fact tells."""
+    if _asks_outright(s):
+        return None
+    claims = _work_claims(s.text, s.tokens, s.start)
+    if not claims:
+        return None
+    world = shared.world
+    lex = lexicon()
+    for phrase, start in claims:
+        content = [t for t in tokens_of(phrase) if not t.closed]
+        words = {t.lemma for t in content} | {t.text for t in content}
+        if words & world.vocabulary or words & {lemma(w) for w in world.vocabulary}:
+            continue  # a word of theirs: said of something they told
+        who = ""
+        for t in reversed(s.tokens[:start]):  # whose work: the last name or tie said before it
+            written = shared.reply[t.start : t.end]
+            if name_of(t) in world.names or (
+                t.capital and t is not s.tokens[0]
+                and any(re.search(rf"\b{re.escape(written)}\b", f.answer) for f in known)
+            ):  # fmt: skip
+                who = name_of(t)
+                break
+            rel = lex.relation(t.text)
+            if rel and rel not in ("friend", "family"):
+                who = rel
+                break
+        if who:
+            facts = [f for f in known if f.answer not in about_self and _tells_of(f.answer, who)]
+        else:
+            facts = [f for f in known if f.answer in about_self and "job" in f.about]
+        for f in facts:
+            line = f.answer.lower()
+            if any(w in line for w in words if len(w) > 3):
+                break  # the fact holds it: said right
+            places = _work_claims_of(f.answer) or ([] if who else [f.answer.rstrip(".")])
+            if places and all(_alike(phrase, p) < SWAP_ALIKE for p in places):
+                return Mistake("thing", phrase, places[0] if who else f.answer.rstrip("."), f)
+    return None
+
+
+def _tells_of(answer: str, who: str) -> bool:
+    """Whether a fact line speaks of ``who``: a name (lower case) or a relation of theirs."""
+    lex = lexicon()
+    line = answer.lower()
+    if lex.relation(who) is None:
+        return who in re.findall(r"[^\W\d_]+", line)
+    return any(
+        (r := lex.relation(w)) is not None and lex.same_person_kind(r, who)
+        for w in re.findall(r"[a-z']+", line)
+    )
+
+
+@lru_cache(maxsize=4096)
+def _work_claims_of(answer: str) -> list[str]:
+    """The phrases of a fact line that say what someone does for a living: as
+    :func:`_work_claims` reads them, and a noun phrase set off after a name ("Lone, a school
+    secretary")."""
+    found = [p for p, _ in _work_claims(answer, tokens_of(answer))]
+    for m in re.finditer(r"[A-Z][a-z]+, (?:a|an) ((?:[a-z-]+ ){0,2}[a-z-]+)(?=[,.;])", answer):
+        found.append(m.group(1))
+    return found
 
 
 #: How alike (MiniLM cosine) a phrase of a reply and the user's phrase it stands in for may be
@@ -798,7 +1012,8 @@ def _anchor_word(t: Token, part: str) -> bool:
     if t.closed or not t.text.isalpha() or len(t.text) <= 3 or t.lemma in _LOOSE_ANCHORS:
         return False
     pos = parts_of_speech(t.text)
-    return part in pos and "ADJ" not in pos
+    # a verb's -ing form is one, whatever adjective shares it ("driving buses")
+    return part in pos and ("ADJ" not in pos or (part == "VERB" and t.text.endswith("ing")))
 
 
 def _object_word(t: Token) -> bool:
@@ -819,10 +1034,15 @@ def _verb_slot(before: Token) -> bool:
 
 
 @lru_cache(maxsize=4096)
-def _anchored(text: str) -> dict[tuple[str, str], tuple[tuple[str, str], ...]]:
+def _anchored(
+    text: str, across_article: bool = False
+) -> dict[tuple[str, str], tuple[tuple[str, str], ...]]:
     """The two-word phrases of ``text`` that pair a thing with the word beside it ("lamp
     factory", "teaching music"): ``(side, lemma of the word beside) -> ((lemma of the thing,
-    the phrase as written), ...)``; side "before" when the thing stands before it."""
+    the phrase as written), ...)``; side "before" when the thing stands before it. With
+    ``across_article``, a verb and its object with an article between too ("drove a tram"): read
+    so in the user's lines only, for a reply's "driving buses"; a reply's own "climbing the walls"
+    or "call an owner" is an idiom as often as a thing of theirs put wrong."""
     toks = tokens_of(text)
     out: dict[tuple[str, str], list[tuple[str, str]]] = {}
     for k, (a, b) in enumerate(zip(toks, toks[1:], strict=False)):
@@ -833,6 +1053,14 @@ def _anchored(text: str) -> dict[tuple[str, str], tuple[tuple[str, str], ...]]:
             out.setdefault(("before", b.lemma), []).append((a.lemma, phrase))
         if _object_word(b) and _anchor_word(a, "VERB"):  # "Drove trams": the verb "drive"
             out.setdefault(("after", verb_lemma(a.text)), []).append((b.lemma, phrase))
+    # a verb and its object with an article between ("drove a tram")
+    for a, d, c in zip(toks, toks[1:], toks[2:], strict=False) if across_article else ():
+        if d.text not in _ARTICLES or text[a.end : c.start].strip(" -").lower() != d.text:
+            continue
+        if _object_word(c) and _anchor_word(a, "VERB") and not _object_word(a):
+            out.setdefault(("after", verb_lemma(a.text)), []).append(
+                (c.lemma, text[a.start : c.end])
+            )
     return {k: tuple(v) for k, v in out.items()}
 
 
@@ -859,7 +1087,7 @@ def _swapped_thing(
     # and then neither the nearest facts nor the phrases' meaning are read
     swaps: dict[int, list[tuple[str, str]]] = {}
     for i, f in enumerate(known):
-        theirs = _anchored(f.answer)
+        theirs = _anchored(f.answer, across_article=True)
         for key, pairs in mine.items():
             for word, phrase in pairs:
                 for other, their_phrase in theirs.get(key, ()):
@@ -925,12 +1153,14 @@ def _unknown_name(
         while end < len(toks) and toks[end].capital and toks[end].start - toks[end - 1].end <= 1:
             end += 1
         beside = _beside(toks, start, end)  # the words around the name, read once
+        # the capitalised words before the name, a title among them ("Aunty Rangi", "Uncle Joe")
+        titles = frozenset(x.text for x in toks[max(start - 1, 0) : k] if x.capital)
         content = tuple(x.lemma for x in content_tokens(toks) if x is not t)
         q = Question(s.text, "what", content, (), s, asked=False)
         ranked = [x for x in best_facts(q, known, about_self=about_self)[:_NAME_FACTS]
                   if x[0] >= ANSWER_BAR]  # fmt: skip
         for _score, i in ranked:
-            found = _name_in_fact(t, known[i], place, said, world, beside)
+            found = _name_in_fact(t, known[i], place, said, world, beside, titles)
             if found is not None:
                 return found
         return None
@@ -962,21 +1192,31 @@ def _opens_with_name(s: SentenceReading) -> bool:
     if len(toks) < 2 or known_word(name_of(toks[0])):
         return False
     first = re.match(r"\W*[^\W\d_]+(?:['’][^\W\d_]+)?(.?)", s.text)
+    if first is not None and first.group(1) == "," and toks[1].text in ("who", "whose"):
+        return True  # "Joris, who does the cooking, ...": a name and its clause
     return first is not None and first.group(1) not in (",", "!", ".", "?", ";", ":", "-")
 
 
 def _name_in_fact(
     t: Token, fact: Fact, place: bool, said: set[str], world: UserWorld,
-    beside: frozenset[str] = frozenset(),
+    beside: frozenset[str] = frozenset(), titles: frozenset[str] = frozenset(),
 ) -> Mistake | None:  # fmt: skip
     """The name ``fact`` gives where the sentence said ``t``: one it tells of the same kind (a
     place after "in", a person otherwise) that the sentence does not say, or, for a person the
     line names only by a tie ("my brother"), the name the user gave that tie."""
     lex = lexicon()
-    told = [n for n in names_told(fact.answer) if not set(n.text.lower().split()) & said]
-    # the name in the same place of the line ("the Amsterdam marathon" for "the Rotterdam
-    # marathon"), whatever kind it is; else the first of the same kind
-    for n in [*(n for n in told if n.beside & beside), *(n for n in told if n.place == place)]:
+    # a name the sentence says is no truth for it, its title aside ("Aunty Mere" for "Aunty
+    # Rangi")
+    told = [
+        n for n in names_told(fact.answer)
+        if (own := set(n.text.lower().split()) - titles) and not own & said
+    ]  # fmt: skip
+    # the name with the same title ("Aunty Mere" for "Aunty Rangi"), or in the same place of the
+    # line ("the Amsterdam marathon" for "the Rotterdam marathon"), whatever kind it is; else the
+    # first of the same kind
+    titled = [n for n in told if set(n.text.lower().split()) & titles]
+    for n in [*titled, *(n for n in told if n.beside & beside),
+              *(n for n in told if n.place == place)]:  # fmt: skip
         return Mistake("name", name_of(t).capitalize(), n.text, fact)
     if place:
         return None

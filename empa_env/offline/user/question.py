@@ -19,7 +19,7 @@ from empa_env.bounded_cache import lru_bytes
 from empa_env.offline.guards import contempt_phrase, minimising_phrase
 from empa_env.offline.harm import contempt as contempt_in
 from empa_env.reading.acts import question_kind
-from empa_env.reading.lexicon import lexicon
+from empa_env.reading.lexicon import lexicon, verb_lemma
 from empa_env.reading.reply import ReplyReading, SentenceReading
 from empa_env.reading.reply import read_reply as read_by_meaning
 from empa_env.reading.tokens import Token, word_set
@@ -193,14 +193,27 @@ _SECOND_QUESTION = word_set(
 )
 
 
+#: Verbs that ask for a name or say one was missed ("may I ask", "I didn't catch the name").
+_NAME_VERBS = word_set("ask call catch get")
+
+
 def _asked_about(tokens: Sequence[Token], kind: str) -> tuple[str, ...]:
     """The lemmas of what a question asks about; in a question for a name, not the words that
     ask for it ("What's your daughter's name, if I may ask?" is about the daughter)."""
     words = content_tokens(tokens)
     texts = [t.text for t in tokens]
     if kind == "who" and NAME_ASKED & set(texts) and not _asks_own_name(texts):
-        words = [t for t in words if t.text not in NAME_ASKED and t.lemma not in ("ask", "call")]
-    return tuple(t.lemma for t in words)
+        words = [t for t in words if t.text not in NAME_ASKED and t.lemma not in _NAME_VERBS]
+    # an -ing form after an auxiliary is the verb ("had you been building it": "build", not the
+    # noun "building")
+    auxiliaries = lexicon().auxiliaries
+    before = {id(t): tokens[k - 1].text for k, t in enumerate(tokens) if k}
+    return tuple(
+        verb_lemma(t.text)
+        if t.text.endswith("ing") and before.get(id(t), "") in auxiliaries
+        else t.lemma
+        for t in words
+    )
 
 
 #: Word pairs that ask the user's own name ("what's your name?", "what are you called?").

@@ -236,6 +236,18 @@ RECORDED_READING: dict[str, RecordedReading] = {
     # v12: the guards' data 5 ("Did you grow up in Texas?" is no contempt); EPITOME as used
     # re-measured identical
     "credit-v8:873123e753e45f9fd2f50e301e26ccbaea02815540ba6e9f244fa15808941830:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975:guards-v2.5-by-meaning.2:6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c:2b906b6db9d8defc7ae14667039ea392c81fd19306778183cae33da567095ec9:e95f3db46ef9bd3af6aed17c8609f5b4a5daf4698da5169f0ef815e387ed5175": _CREDIT_V8_READING,
+    # v14: credit-v9 (a slotted sentence grounds nothing; the reading's grammar of where a word
+    # may stand); `empa judge eval --epitome ../shared/data/epitome/dev.csv --json`
+    "credit-v9:873123e753e45f9fd2f50e301e26ccbaea02815540ba6e9f244fa15808941830:60aaba7efb0115e1f5f06b08090f9ede18ae0f587e237f47882645d7e10e007b:65fb45b990d653d024d1cc55d15e349ded1ede6d5da4c6cfc4b2c9b3f724daab:8968daa365913dcaf82a0f989ddd7ca941fc9461ca05a85f0654003eb2cc3975:guards-v2.5-by-meaning.2:6a6f4ba97ad0e0039cb31e010b76a31fbbd61ae3b73b3a2d5fbb53c5f700632c:2b906b6db9d8defc7ae14667039ea392c81fd19306778183cae33da567095ec9:e95f3db46ef9bd3af6aed17c8609f5b4a5daf4698da5169f0ef815e387ed5175": RecordedReading(
+        2116,
+        {
+            "A": (0.698, 0.384, 0.377, 0.334),
+            "C": (0.706, 0.375, 0.538, 0.476),
+            "P": (0.855, 0.653, 0.190, 0.156),
+        },
+        200,
+        {"slot_fill": 0.708, "generic": 0.770, "another_post": 0.590},
+    ),
 }
 
 
