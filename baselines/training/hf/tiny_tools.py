@@ -158,6 +158,12 @@ def build_tiny_tool_caller(
 
     examples = [assistant_labels(tokenizer, c, [schema]) for c in conversations]
     optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
+    # clipped gradients and a rate that falls linearly to a tenth: at a constant 5e-3 unclipped,
+    # two user messages more or less in the pool (v14's user answering a warm-up differently)
+    # tipped the model into repeating "<tool_call>" on 8 of 8 samples
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: 1.0 - 0.9 * step / max(steps - 1, 1)
+    )
     model.train()
     for step in range(steps):
         batch = [examples[(step * batch_size + i) % len(examples)] for i in range(batch_size)]
@@ -168,7 +174,9 @@ def build_tiny_tool_caller(
         mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids, _ in batch])
         loss = model(input_ids=input_ids, attention_mask=mask, labels=labels).loss
         loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
+        schedule.step()
         optimizer.zero_grad()
     model.eval()
     return model, tokenizer
